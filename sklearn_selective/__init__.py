@@ -1,0 +1,11 @@
+"""sklearn-selective: selective classification for scikit-learn.
+
+Classifiers that may abstain, the metrics that judge them, and label-free
+estimates of how they perform after a distribution shift.
+"""
+
+from . import metrics
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["__version__", "metrics"]

@@ -1,0 +1,95 @@
+"""Parameter descriptions shared by the metric docstrings.
+
+A public function's docstring names a snippet as ``%(name)s``; :func:`fill_doc`
+substitutes it, re-indented to the docstring's indentation.
+"""
+
+import textwrap
+
+_SNIPPETS = {
+    "inputs": """
+y_true : array-like of shape (n_samples,) or None
+    True labels. May be None when ``loss`` is an array of per-sample losses.
+
+y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or None
+    Predicted labels, or predicted class probabilities (columns ordered as
+    ``labels``; with the default 0/1 loss the prediction is the most probable
+    class). May be None when ``loss`` is an array of per-sample losses.
+
+confidence : array-like of shape (n_samples,)
+    Confidence score of each prediction; higher means more confident. A sample
+    is accepted at threshold ``tau`` iff ``confidence >= tau``. Pass the negated
+    value of an uncertainty score.
+""",
+    "loss": """
+loss : {"zero_one", "log_loss", "brier"}, callable or array-like of shape \
+(n_samples,), default="zero_one"
+    Per-sample loss, non-negative:
+
+    - ``"zero_one"``: the error indicator ``y_pred != y_true``;
+    - ``"log_loss"``: ``-log p_true`` (clipped at machine epsilon); needs
+      probabilities in ``y_pred``;
+    - ``"brier"``: squared distance of the probabilities to the one-hot label,
+      halved for two classes as in :func:`sklearn.metrics.brier_score_loss`;
+    - a callable ``loss(y_true, y_pred) -> array of shape (n_samples,)``;
+    - an array of precomputed per-sample losses, in which case ``y_true`` and
+      ``y_pred`` may be None.
+""",
+    "sample_weight_proportion": """
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative sample weights. Integer weights are the same as repeating
+    samples, zero weight the same as removing them, and scaling all weights by
+    a constant changes nothing.
+""",
+    "sample_weight_frequency": """
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative **frequency** weights: integer weights are the same as
+    repeating samples and zero weight the same as removing them. This
+    finite-sample estimator depends on the sample size ``n = sum(sample_weight)``
+    by design ([AURC] Sec. 3.6), so scaling all weights changes its value.
+""",
+    "labels": """
+labels : array-like of shape (n_classes,), default=None
+    Class of each column of ``y_pred`` when it holds probabilities. Defaults to
+    the sorted unique values of ``y_true``.
+""",
+    "estimator": """
+estimator : {"harmonic", "log"}, default="harmonic"
+    Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
+    ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly the
+    classic empirical AURC, Eq. 10), ``"log"`` uses
+    ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
+""",
+    "ties": """
+Tied confidences are handled as the expectation over a uniformly random order
+of the tied samples, so the result never depends on the input order.
+""",
+    "ref_aurc": """
+.. [AURC] Zhou, Van Landeghem, Popordanoska and Blaschko. "A Novel
+   Characterization of the Population AURC and Rates of Finite Sample
+   Estimators." ICML 2025.
+""",
+    "ref_augrc": """
+.. [AUGRC] Traub, Bungert, Lüth, Baumgartner, Maier-Hein, Maier-Hein and Jäger.
+   "Overcoming Common Flaws in the Evaluation of Selective Classification
+   Systems." NeurIPS 2024.
+""",
+    "ref_uq": """
+.. [UQ] Pignet, Regniez and Klein. "Legitimate ground-truth-free metrics for
+   deep uncertainty classification scoring."
+""",
+}
+
+
+def fill_doc(function):
+    """Substitute the ``%(name)s`` snippets in ``function.__doc__``."""
+    doc = function.__doc__
+    lines = doc.splitlines()
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("%(") and stripped.endswith(")s"):
+            indent = line[: len(line) - len(line.lstrip())]
+            snippet = _SNIPPETS[stripped[2:-2]].strip("\n")
+            lines[index] = textwrap.indent(snippet, indent)
+    function.__doc__ = "\n".join(lines)
+    return function

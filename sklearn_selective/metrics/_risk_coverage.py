@@ -1,0 +1,650 @@
+"""Risk-coverage curves, the AURC family, AUGRC and working points."""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ._core import (
+    ALPHA_ESTIMATORS,
+    GroupStats,
+    augrc_from_stats,
+    aurc_from_stats,
+    coverage_at_risk_from_stats,
+    descending_curve,
+    group_by_confidence,
+    oracle_stats,
+    selective_risk_at_coverage_from_stats,
+    sele_from_stats,
+)
+from ._docstrings import fill_doc
+from ._validation import _NAMED_LOSSES, _validate_risk_inputs
+
+RISK_METRIC_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "y_pred": ["array-like", None],
+    "confidence": ["array-like"],
+    "loss": [StrOptions(set(_NAMED_LOSSES)), callable, "array-like"],
+    "sample_weight": ["array-like", None],
+    "labels": ["array-like", None],
+}
+_ESTIMATOR_CONSTRAINT = {"estimator": [StrOptions(set(ALPHA_ESTIMATORS))]}
+
+
+def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
+    """Validate the inputs and reduce them to per-tie-group statistics."""
+    confidence, losses, sample_weight = _validate_risk_inputs(
+        y_true,
+        y_pred,
+        confidence,
+        loss=loss,
+        sample_weight=sample_weight,
+        labels=labels,
+    )
+    groups = group_by_confidence(confidence)
+    stats = GroupStats.from_samples(groups, losses, sample_weight)
+    return groups, stats, losses, sample_weight
+
+
+def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized):
+    groups, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    accepted_weight, accepted_loss, keep = descending_curve(stats)
+    total = accepted_weight[-1]
+    risk = accepted_loss / (total if generalized else accepted_weight)
+    return accepted_weight / total, risk, groups.values[keep][::-1]
+
+
+@validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc
+def risk_coverage_curve(
+    y_true, y_pred, confidence, *, loss="zero_one", sample_weight=None, labels=None
+):
+    """Compute the selective risk-coverage curve.
+
+    At each distinct confidence value ``tau`` (a threshold), the coverage is the
+    weighted share of samples with ``confidence >= tau`` and the selective risk
+    is the weighted mean loss of those accepted samples ([AURC] Eq. 2,
+    [AUGRC] Eq. 2).
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_proportion)s
+
+    %(labels)s
+
+    Returns
+    -------
+    coverage : ndarray of shape (n_thresholds,)
+        Increasing coverage, ending at 1.
+
+    selective_risk : ndarray of shape (n_thresholds,)
+        Selective risk at each threshold.
+
+    thresholds : ndarray of shape (n_thresholds,)
+        The distinct confidence values, decreasing, as in
+        :func:`sklearn.metrics.roc_curve`. Values whose samples all have zero
+        weight are left out.
+
+    See Also
+    --------
+    generalized_risk_coverage_curve : Generalized risk instead of selective risk.
+    aurc : Area under this curve, estimated without bias for finite samples.
+
+    References
+    ----------
+    %(ref_aurc)s
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import risk_coverage_curve
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> coverage, risk, thresholds = risk_coverage_curve(y_true, y_pred, confidence)
+    >>> coverage
+    array([0.2, 0.6, 0.8, 1. ])
+    >>> risk
+    array([0.        , 0.33333333, 0.25      , 0.4       ])
+    >>> thresholds
+    array([0.9, 0.8, 0.6, 0.3])
+    """
+    return _curve(
+        y_true, y_pred, confidence, loss, sample_weight, labels, generalized=False
+    )
+
+
+@validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc
+def generalized_risk_coverage_curve(
+    y_true, y_pred, confidence, *, loss="zero_one", sample_weight=None, labels=None
+):
+    """Compute the generalized risk-coverage curve.
+
+    At each distinct confidence value ``tau``, the generalized risk is the
+    weighted loss of the accepted samples divided by the total weight of *all*
+    samples: the share of silent failures ([AUGRC] Eq. 3).
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_proportion)s
+
+    %(labels)s
+
+    Returns
+    -------
+    coverage : ndarray of shape (n_thresholds,)
+        Increasing coverage, ending at 1.
+
+    generalized_risk : ndarray of shape (n_thresholds,)
+        Generalized risk at each threshold.
+
+    thresholds : ndarray of shape (n_thresholds,)
+        The distinct confidence values, decreasing.
+
+    See Also
+    --------
+    risk_coverage_curve : Selective risk instead of generalized risk.
+    augrc : Area under this curve.
+
+    References
+    ----------
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import generalized_risk_coverage_curve
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> coverage, risk, _ = generalized_risk_coverage_curve(y_true, y_pred, confidence)
+    >>> risk
+    array([0. , 0.2, 0.2, 0.4])
+    """
+    return _curve(
+        y_true, y_pred, confidence, loss, sample_weight, labels, generalized=True
+    )
+
+
+@validate_params(
+    RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
+)
+@fill_doc
+def aurc(
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+    estimator="harmonic",
+):
+    """Area under the risk-coverage curve (AURC), plug-in estimator.
+
+    ``AURC = (1/n) sum_i alpha_i l_i`` where ``alpha_i`` depends on the rank
+    ``r_i`` of sample ``i`` in ascending confidence ([AURC] Eq. 11). The default
+    harmonic weights make this the classic empirical AURC (Eq. 10) computed in
+    ``O(n log n)``; a CSF that is independent of the loss has expected AURC
+    equal to the mean loss (Eq. 14). Lower is better.
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_frequency)s
+
+    %(labels)s
+
+    %(estimator)s
+
+    Returns
+    -------
+    aurc : float
+        The estimated AURC.
+
+    See Also
+    --------
+    e_aurc : AURC minus that of the oracle ranking.
+    naurc : E-AURC normalised by that of a random ranking.
+    augrc : Area under the generalized risk-coverage curve.
+    sele : The SELE score of Franc et al.
+
+    Notes
+    -----
+    %(ties)s
+    With weights, ranks become cumulative weights and the harmonic numbers are
+    extended to real arguments by ``H_x = digamma(x + 1) + euler_gamma``.
+
+    References
+    ----------
+    %(ref_aurc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import aurc
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> round(aurc(y_true, y_pred, confidence), 4)
+    0.2467
+    >>> round(aurc(y_true, y_pred, confidence, estimator="log"), 4)
+    0.2156
+
+    Only per-sample losses are needed:
+
+    >>> round(aurc(None, None, [0.9, 0.5, 0.1], loss=[0.0, 0.2, 1.5]), 4)
+    0.2222
+    """
+    _, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    return float(aurc_from_stats(stats, estimator))
+
+
+@validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc
+def sele(
+    y_true, y_pred, confidence, *, loss="zero_one", sample_weight=None, labels=None
+):
+    """SELE score of Franc et al.: ``sum_i r_i l_i / n^2``.
+
+    ``r_i`` is the rank of sample ``i`` in ascending confidence, so that
+    ``SELE = (1/n^2) sum_i sum_j l_i [g_i >= g_j]`` without ties ([AURC]
+    Eq. 32-33). It is a coarse lower bound of the AURC; contrary to Franc et
+    al.'s claim, ``2 * SELE`` is **not** an upper bound ([AURC] Eq. 34-36).
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_frequency)s
+
+    %(labels)s
+
+    Returns
+    -------
+    sele : float
+        The SELE score.
+
+    See Also
+    --------
+    aurc : The plug-in AURC estimator.
+
+    Notes
+    -----
+    %(ties)s
+    Tied samples therefore get mid-ranks.
+
+    References
+    ----------
+    %(ref_aurc)s
+
+    Examples
+    --------
+    The counterexample of [AURC] Eq. 34-36: five samples, only the most
+    confident one wrong.
+
+    >>> from sklearn_selective.metrics import aurc, sele
+    >>> losses = [0, 0, 0, 0, 1]
+    >>> confidence = [1, 2, 3, 4, 5]
+    >>> 2 * sele(None, None, confidence, loss=losses)
+    0.4
+    >>> round(aurc(None, None, confidence, loss=losses), 5)
+    0.45667
+    """
+    _, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    return float(sele_from_stats(stats))
+
+
+def _aurc_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels, est):
+    _, stats, losses, sample_weight = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    oracle = oracle_stats(losses, sample_weight)
+    return aurc_from_stats(stats, est), aurc_from_stats(oracle, est), oracle
+
+
+@validate_params(
+    RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
+)
+@fill_doc
+def e_aurc(
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+    estimator="harmonic",
+):
+    """Excess AURC: the AURC minus the AURC of the oracle ranking.
+
+    The oracle ranks samples by their loss (confidence ``-loss``) and is scored
+    with the **same** finite-sample estimator, so that ``e_aurc >= 0`` always and
+    ``e_aurc == 0`` exactly for a perfect ranking. Subtracting instead the
+    asymptotic oracle value ``r + (1 - r) ln(1 - r)``, as some implementations
+    do, can give negative values on finite samples.
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_frequency)s
+
+    %(labels)s
+
+    %(estimator)s
+
+    Returns
+    -------
+    e_aurc : float
+        Excess AURC, non-negative.
+
+    See Also
+    --------
+    aurc : The AURC itself.
+    naurc : Normalised E-AURC.
+
+    References
+    ----------
+    %(ref_aurc)s
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import e_aurc
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> round(e_aurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
+    0.1167
+    >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
+    0.0
+    """
+    value, oracle, _ = _aurc_and_oracle(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
+    )
+    return float(max(value - oracle, 0.0))
+
+
+@validate_params(
+    RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
+)
+@fill_doc
+def naurc(
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+    estimator="harmonic",
+):
+    """Normalised AURC: ``(AURC - AURC*) / (R - AURC*)``.
+
+    ``AURC*`` is the oracle's AURC (see :func:`e_aurc`) and ``R`` the weighted
+    mean loss, which is the expected harmonic AURC of a random ranking ([AURC]
+    Eq. 14). So 0 is a perfect ranking and 1 a random one (Cattelan and Silva,
+    as discussed in [AUGRC]).
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_frequency)s
+
+    %(labels)s
+
+    %(estimator)s
+
+    Returns
+    -------
+    naurc : float
+        Normalised AURC. ``nan`` with an :class:`~sklearn.exceptions.UndefinedMetricWarning`
+        when every sample has the same loss (no ranking can be better than
+        another).
+
+    See Also
+    --------
+    e_aurc : The unnormalised excess AURC.
+
+    References
+    ----------
+    %(ref_aurc)s
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import naurc
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
+    0.4321
+    """
+    value, oracle, oracle_groups = _aurc_and_oracle(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
+    )
+    if np.count_nonzero(oracle_groups.weight) < 2:
+        warnings.warn(
+            "naurc is undefined when every sample has the same loss: every ranking "
+            "is then as good as the oracle. Returning nan.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return float("nan")
+    mean_loss = oracle_groups.loss.sum() / oracle_groups.total_weight
+    return float(max(value - oracle, 0.0) / (mean_loss - oracle))
+
+
+@validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc
+def augrc(
+    y_true, y_pred, confidence, *, loss="zero_one", sample_weight=None, labels=None
+):
+    """Area under the generalized risk-coverage curve (AUGRC).
+
+    The trapezoidal area, from coverage 0, under the curve of
+    :func:`generalized_risk_coverage_curve`: the average share of silent
+    failures over all working points ([AUGRC] Eq. 6). For the 0/1 loss,
+    ``AUGRC = (1 - UQ_AUC) acc (1 - acc) + (1 - acc)^2 / 2`` exactly (Eq. 7);
+    it lies in ``[0, 1/2]``, a random CSF scores ``(1 - acc) / 2`` and a perfect
+    one ``(1 - acc)^2 / 2``. Lower is better.
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    %(loss)s
+
+    %(sample_weight_proportion)s
+
+    %(labels)s
+
+    Returns
+    -------
+    augrc : float
+        The AUGRC.
+
+    See Also
+    --------
+    generalized_risk_coverage_curve : The curve under which it is the area.
+    aurc : Area under the selective risk-coverage curve.
+    uq_auc : The failure AUROC, linked by Eq. 7.
+
+    Notes
+    -----
+    %(ties)s
+    With unit weights and ranks ``r_i`` in ascending confidence,
+    ``AUGRC = sum_i l_i (r_i - 1/2) / n^2``.
+
+    References
+    ----------
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import augrc
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> round(augrc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
+    0.14
+    """
+    _, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    return float(augrc_from_stats(stats))
+
+
+@validate_params(
+    RISK_METRIC_CONSTRAINTS
+    | {"coverage": [Interval(Real, 0, 1, closed="right")]},
+    prefer_skip_nested_validation=True,
+)
+@fill_doc
+def selective_risk_at_coverage(
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    coverage,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+):
+    """Selective risk when a given fraction of the samples is accepted.
+
+    The most confident samples are accepted first until exactly a fraction
+    ``coverage`` of the total weight is accepted; inside the tie group at the
+    boundary, acceptance is randomised, and the expected selective risk is
+    returned.
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    coverage : float in (0, 1]
+        Fraction of the total weight to accept.
+
+    %(loss)s
+
+    %(sample_weight_proportion)s
+
+    %(labels)s
+
+    Returns
+    -------
+    selective_risk : float
+        Weighted mean loss of the accepted samples.
+
+    See Also
+    --------
+    coverage_at_risk : The inverse working point.
+    risk_coverage_curve : The whole curve.
+
+    References
+    ----------
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import selective_risk_at_coverage
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> selective_risk_at_coverage(y_true, y_pred, confidence, coverage=0.4)
+    0.25
+    """
+    _, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    return selective_risk_at_coverage_from_stats(stats, coverage)
+
+
+@validate_params(
+    RISK_METRIC_CONSTRAINTS | {"risk": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+@fill_doc
+def coverage_at_risk(
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    risk,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+):
+    """Largest coverage whose selective risk does not exceed a target.
+
+    Coverage is varied continuously, accepting the most confident samples
+    first and randomising inside the boundary tie group, exactly as in
+    :func:`selective_risk_at_coverage`; the largest coverage with expected
+    selective risk ``<= risk`` is returned.
+
+    Parameters
+    ----------
+    %(inputs)s
+
+    risk : float >= 0
+        Target selective risk.
+
+    %(loss)s
+
+    %(sample_weight_proportion)s
+
+    %(labels)s
+
+    Returns
+    -------
+    coverage : float
+        The largest feasible coverage, in [0, 1]; 0.0 when even the most
+        confident group has a higher risk.
+
+    See Also
+    --------
+    selective_risk_at_coverage : The inverse working point.
+
+    References
+    ----------
+    %(ref_augrc)s
+
+    Examples
+    --------
+    >>> from sklearn_selective.metrics import coverage_at_risk
+    >>> y_true = [0, 1, 1, 0, 1]
+    >>> y_pred = [0, 1, 0, 1, 1]
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> coverage_at_risk(y_true, y_pred, confidence, risk=0.25)
+    0.8
+    >>> coverage_at_risk(y_true, y_pred, confidence, risk=0.0)
+    0.2
+    """
+    _, stats, _, _ = _group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels
+    )
+    return coverage_at_risk_from_stats(stats, risk)
