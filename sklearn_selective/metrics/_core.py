@@ -22,37 +22,57 @@ from scipy.special import digamma, gammaln
 _ASYMPTOTIC_MIN = 20.0
 
 
-class ConfidenceGroups(NamedTuple):
-    """Samples sorted by ascending confidence and split into tie groups."""
+class TieGroups(NamedTuple):
+    """Samples sorted by ascending value (confidence) and split into tie groups."""
 
-    order: np.ndarray  # argsort of confidence (ascending)
-    starts: np.ndarray  # index in sorted order where each tie group starts
-    values: np.ndarray  # the distinct confidence values, ascending
+    order: np.ndarray  # argsort of the values (ascending)
+    starts: np.ndarray | None  # sorted index where each group starts; None: no ties
+    values: np.ndarray  # the distinct values, ascending
+
+    @property
+    def n_groups(self):
+        return self.values.shape[0]
 
     @property
     def group_index(self):
         """Dense rank (0 .. n_groups - 1) of each sample, in the original order."""
         n_samples = self.order.shape[0]
-        sorted_index = np.zeros(n_samples, dtype=np.intp)
-        sorted_index[self.starts[1:]] = 1
         index = np.empty(n_samples, dtype=np.intp)
-        index[self.order] = np.cumsum(sorted_index)
+        if self.starts is None:
+            index[self.order] = np.arange(n_samples)
+            return index
+        is_start = np.zeros(n_samples, dtype=np.intp)
+        is_start[self.starts[1:]] = 1
+        index[self.order] = np.cumsum(is_start)
         return index
+
+    def weight(self, sample_weight=None):
+        """Total weight of each group, float64; unit weights when None."""
+        if sample_weight is not None:
+            return self.sum(sample_weight)
+        if self.starts is None:
+            return np.broadcast_to(1.0, self.order.shape)
+        return np.diff(self.starts, append=self.order.shape[0]).astype(np.float64)
 
     def sum(self, values):
         """Per-group totals of ``values`` (shape ``(..., n_samples)``)."""
-        return np.add.reduceat(values[..., self.order], self.starts, axis=-1)
+        sorted_values = values[..., self.order]
+        if self.starts is None:
+            return sorted_values
+        return np.add.reduceat(sorted_values, self.starts, axis=-1)
 
 
-def group_by_confidence(confidence):
-    """Sort ``confidence`` once and find its tie groups."""
-    order = np.argsort(confidence)
-    sorted_confidence = confidence[order]
-    is_start = np.empty(sorted_confidence.shape[0], dtype=bool)
+def group_ties(values):
+    """Sort ``values`` (usually the confidences) once and find their tie groups."""
+    order = np.argsort(values)
+    sorted_values = values[order]
+    is_start = np.empty(sorted_values.shape[0], dtype=bool)
     is_start[:1] = True
-    np.not_equal(sorted_confidence[1:], sorted_confidence[:-1], out=is_start[1:])
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=is_start[1:])
+    if is_start.all():  # the common case of continuous scores
+        return TieGroups(order, None, sorted_values)
     starts = np.flatnonzero(is_start)
-    return ConfidenceGroups(order, starts, sorted_confidence[starts])
+    return TieGroups(order, starts, sorted_values[starts])
 
 
 class GroupStats(NamedTuple):
@@ -62,8 +82,10 @@ class GroupStats(NamedTuple):
     loss: np.ndarray
 
     @classmethod
-    def from_samples(cls, groups, losses, sample_weight):
-        return cls(groups.sum(sample_weight), groups.sum(sample_weight * losses))
+    def from_samples(cls, groups, losses, sample_weight=None):
+        """Group totals; ``sample_weight=None`` means unit weights."""
+        weighted_losses = losses if sample_weight is None else sample_weight * losses
+        return cls(groups.weight(sample_weight), groups.sum(weighted_losses))
 
     @property
     def total_weight(self):
@@ -87,13 +109,17 @@ def _harmonic_difference(x, y):
     precision (the direct difference loses ~log10(n) digits at sample size n).
     """
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    small = y + 1.0 < _ASYMPTOTIC_MIN
+    result = _harmonic_difference_asymptotic(x, y)
+    if small.any():
+        result[small] = digamma(x[small] + 1.0) - digamma(y[small] + 1.0)
+    return result
+
+
+def _harmonic_difference_asymptotic(x, y):
     u, v = x + 1.0, y + 1.0
     h = x - y
-    result = np.empty(np.broadcast_shapes(x.shape, y.shape))
-    small = v < _ASYMPTOTIC_MIN
-    result[small] = digamma(u[small]) - digamma(v[small])
-    u, v, h = u[~small], v[~small], h[~small]
-    p, q = 1.0 / u**2, 1.0 / v**2
+    p, q = 1.0 / (u * u), 1.0 / (v * v)
     # psi(z) ~ ln z - 1/(2z) - 1/(12z^2) + 1/(120z^4) - 1/(252z^6) + 1/(240z^8)
     series = (
         -1.0 / 12.0
@@ -102,8 +128,8 @@ def _harmonic_difference(x, y):
         + (p + q) * (p * p + q * q) / 240.0
     )
     p_minus_q = -h * (u + v) * p * q
-    result[~small] = np.log1p(h / v) + h / (2.0 * u * v) + p_minus_q * series
-    return result
+    with np.errstate(divide="ignore", invalid="ignore"):  # small args: replaced
+        return np.log1p(h / v) + h / (2.0 * u * v) + p_minus_q * series
 
 
 def _mean_log_excess(x, y):
@@ -145,33 +171,31 @@ def _mean_log_excess(x, y):
 def _harmonic_alpha(below, upto, n):
     """Mean of ``H_n - H_{n - r}`` over the positions ``r`` in ``(below, upto]``.
 
-    With ``x = n - below`` and ``y = n - upto``, the identity
-    ``sum_{m=0}^{M-1} H_m = M (H_M - 1)`` gives
-    ``alpha = (H_n - H_y) - x (H_x - H_y) / (x - y) + 1``.
+    Arrays of equal shape, ``upto > below`` (groups of zero weight carry no loss
+    and are never asked for). With ``x = n - below`` and ``y = n - upto``, the
+    identity ``sum_{m=0}^{M-1} H_m = M (H_M - 1)`` gives
+    ``alpha = (H_n - H_y) - x (H_x - H_y) / (x - y) + 1``; the last two terms
+    cancel exactly for a group of width one (a single unit-weight sample).
     """
-    x, y = n - below, n - upto
-    width = upto - below
-    occupied = width > 0
-    alpha = np.zeros(np.broadcast_shapes(below.shape, upto.shape))
-    x, y, width = x[occupied], y[occupied], width[occupied]
-    n_rows = np.broadcast_to(n, occupied.shape)[occupied]
-    alpha[occupied] = (
-        _harmonic_difference(n_rows, y) - x * _harmonic_difference(x, y) / width + 1.0
-    )
+    y = n - upto
+    alpha = _harmonic_difference(n, y)
+    wide = (upto - below) != 1
+    if wide.any():
+        x, y, width = n[wide] - below[wide], y[wide], upto[wide] - below[wide]
+        alpha[wide] += 1.0 - x * _harmonic_difference(x, y) / width
     return alpha
 
 
 def _log_alpha(below, upto, n):
-    """Mean of ``-ln(1 - r / (n + 1))`` over the positions ``r`` in ``(below, upto]``."""
-    x, y = n - below, n - upto
-    occupied = (upto - below) > 0
-    alpha = np.zeros(np.broadcast_shapes(below.shape, upto.shape))
-    n_rows = np.broadcast_to(n, occupied.shape)[occupied]
-    # ln(n + 1) - mean_{m=y+1..x} ln m = ln((n + 1) / (y + 1)) - excess(x, y).
-    x, y, upto_occupied = x[occupied], y[occupied], upto[occupied]
-    alpha[occupied] = -np.log1p(-upto_occupied / (n_rows + 1.0)) - _mean_log_excess(
-        x, y
-    )
+    """Mean of ``-ln(1 - r / (n + 1))`` over the positions ``r`` in ``(below, upto]``.
+
+    ``ln(n + 1) - mean_{m=y+1..x} ln m = -ln(1 - upto / (n + 1)) - excess(x, y)``,
+    where the excess vanishes for a group of width one.
+    """
+    alpha = -np.log1p(-upto / (n + 1.0))
+    wide = (upto - below) != 1
+    if wide.any():
+        alpha[wide] -= _mean_log_excess(n[wide] - below[wide], n[wide] - upto[wide])
     return alpha
 
 
@@ -185,8 +209,13 @@ def aurc_from_stats(stats, estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
     below, upto = stats.bounds
     n = upto[..., -1:]
-    alpha = ALPHA_ESTIMATORS[estimator](below, upto, n)
-    return (alpha * stats.loss).sum(axis=-1) / n[..., 0]
+    # Only groups with a loss contribute: skip the special functions elsewhere.
+    has_loss = stats.loss != 0
+    n_rows = np.broadcast_to(n, upto.shape)[has_loss].astype(np.float64)
+    alpha = ALPHA_ESTIMATORS[estimator](below[has_loss], upto[has_loss], n_rows)
+    weighted = np.zeros(upto.shape)
+    weighted[has_loss] = alpha * stats.loss[has_loss]
+    return weighted.sum(axis=-1) / n[..., 0]
 
 
 def sele_from_stats(stats):
@@ -220,7 +249,7 @@ def failure_auc_from_stats(stats):
 
 def oracle_stats(losses, sample_weight):
     """Group statistics of the oracle ranking, confidence = -loss."""
-    groups = group_by_confidence(-losses)
+    groups = group_ties(-losses)
     return GroupStats.from_samples(groups, losses, sample_weight)
 
 

@@ -7,7 +7,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ._core import GroupStats, failure_auc_from_stats, group_by_confidence
+from ._core import GroupStats, failure_auc_from_stats, group_ties
 from ._docstrings import fill_doc
 from ._validation import (
     _check_binary_failures,
@@ -94,9 +94,7 @@ default="zero_one"
         labels=labels,
     )
     _check_binary_failures(failures)
-    stats = GroupStats.from_samples(
-        group_by_confidence(confidence), failures, sample_weight
-    )
+    stats = GroupStats.from_samples(group_ties(confidence), failures, sample_weight)
     value = failure_auc_from_stats(stats)
     if np.isnan(value):
         warnings.warn(
@@ -114,49 +112,83 @@ def _squared_group_weight(groups, sample_weight):
     The weight of the pairs inside the groups is half of this minus
     ``sum_i w_i^2``, a term every grouping shares.
     """
-    return (groups.sum(sample_weight) ** 2).sum()
+    return float(np.sum(np.square(groups.weight(sample_weight))))
 
 
-def _weighted_dominance(rank, sample_weight):
+def _weighted_inversions(rank, sample_weight):
     """``sum_j w_j sum_{i < j} w_i [rank_i > rank_j]`` in ``O(n log n_ranks)``.
 
-    ``rank`` holds dense ranks in the order that defines ``i < j``. The
-    comparison ``rank_i > rank_j`` is decided at the highest bit where the two
-    ranks differ. Processing bits from the top, samples are kept grouped by their
-    rank prefix above the current bit, stably (inside a group the original order
-    is kept), and every sample with a 0 bit collects the weight of the earlier
-    samples of its group with a 1 bit. Each bit costs a few vectorised passes, as
-    in the construction of a wavelet tree.
+    ``rank`` holds dense ranks 0 .. n_ranks - 1 in the order that defines
+    ``i < j``; ``sample_weight=None`` counts pairs exactly, in integers. A pair is
+    decided at the highest bit where its two ranks differ. Bits are processed
+    from the top while the samples are kept stably partitioned by the bits seen
+    so far (the construction of a wavelet matrix), so that samples sharing the
+    higher bits form contiguous runs in their original order; every sample with a
+    0 bit then collects the weight of the earlier samples of its run with a 1
+    bit. Each bit is a few branch-free vectorised passes over reused buffers.
     """
     n_samples = rank.shape[0]
-    position = np.arange(n_samples)
-    is_start = np.empty(n_samples, dtype=bool)
-    is_start[0] = True
-    total = 0.0
-    for bit in range(int(rank.max()).bit_length() - 1, -1, -1):
-        prefix = rank >> (bit + 1)
-        is_one = ((rank >> bit) & 1).astype(bool)
-        np.not_equal(prefix[1:], prefix[:-1], out=is_start[1:])
-        starts = np.flatnonzero(is_start)
-        group = np.cumsum(is_start) - 1
-        group_start = starts[group]
-
-        ones_weight = np.where(is_one, sample_weight, 0.0)
-        ones_weight_before = np.cumsum(ones_weight) - ones_weight
-        ones_weight_before -= ones_weight_before[group_start]
-        total += np.dot(sample_weight[~is_one], ones_weight_before[~is_one])
-
-        # Stable partition of every group: its 0-bit samples, then its 1-bit ones.
-        ones_before = np.cumsum(is_one) - is_one
-        ones_before -= ones_before[group_start]
-        zeros_in_group = np.add.reduceat(~is_one, starts)[group]
-        new_position = group_start + np.where(
-            is_one, zeros_in_group + ones_before, position - group_start - ones_before
+    index_dtype = np.int32 if n_samples < 2**31 else np.int64
+    rank = rank.astype(index_dtype)
+    spare_rank = np.empty_like(rank)
+    position = np.arange(n_samples, dtype=index_dtype)
+    is_one = np.empty(n_samples, dtype=bool)
+    is_start = np.ones(n_samples, dtype=bool)
+    scratch = np.empty(n_samples, dtype=index_dtype)
+    ones_before = np.empty(n_samples, dtype=index_dtype)
+    destination = np.empty(n_samples, dtype=index_dtype)
+    weighted = sample_weight is not None
+    if weighted:
+        sample_weight = sample_weight.astype(np.float64)
+        spare_weight, ones_weight, zeros_weight, cumulative = (
+            np.empty(n_samples) for _ in range(4)
         )
-        order = np.empty(n_samples, dtype=np.intp)
-        order[new_position] = position
-        rank, sample_weight = rank[order], sample_weight[order]
-    return total
+    total = 0.0 if weighted else 0
+    for bit in range(int(rank.max()).bit_length() - 1, -1, -1):
+        np.bitwise_and(rank, 1 << bit, out=scratch)
+        np.not_equal(scratch, 0, out=is_one)
+        np.right_shift(rank, bit + 1, out=scratch)
+        np.not_equal(scratch[1:], scratch[:-1], out=is_start[1:])
+        starts = np.flatnonzero(is_start)
+        np.cumsum(is_one, dtype=index_dtype, out=ones_before)
+        n_ones = int(ones_before[-1])
+        np.subtract(ones_before, is_one.view(np.int8), out=ones_before)
+        if weighted:
+            np.multiply(sample_weight, is_one, out=ones_weight)
+            np.subtract(sample_weight, ones_weight, out=zeros_weight)
+            # Earlier 1-bit weight of every sample, then of every run's start.
+            np.cumsum(ones_weight, out=cumulative)
+            cumulative -= ones_weight
+            at_start = cumulative[starts]
+            total += float(np.dot(zeros_weight, cumulative))
+            np.cumsum(zeros_weight, out=cumulative)
+            run_zeros = np.diff(
+                cumulative[starts] - zeros_weight[starts], append=cumulative[-1]
+            )
+            total -= float(np.dot(run_zeros, at_start))
+        else:
+            # The 1-bit samples' own exclusive counts are 0 .. n_ones - 1, so the
+            # sum over the 0-bit samples follows from the sum over all samples.
+            zeros_sum = (
+                int(ones_before.sum(dtype=np.int64)) - n_ones * (n_ones - 1) // 2
+            )
+            at_start = ones_before[starts].astype(np.int64)
+            run_zeros = np.diff(starts - at_start, append=n_samples - n_ones)
+            total += zeros_sum - int(np.dot(run_zeros, at_start))
+        # Stable partition, 0-bit samples first: destination = zeros before, or
+        # n_zeros + ones before, in arithmetic (a masked select is slow here).
+        np.add(ones_before, ones_before, out=scratch)
+        np.add(scratch, n_samples - n_ones, out=scratch)
+        np.subtract(scratch, position, out=scratch)
+        np.multiply(scratch, is_one.view(np.int8), out=scratch, casting="unsafe")
+        np.subtract(position, ones_before, out=destination)
+        np.add(destination, scratch, out=destination)
+        spare_rank[destination] = rank
+        rank, spare_rank = spare_rank, rank
+        if weighted:
+            spare_weight[destination] = sample_weight
+            sample_weight, spare_weight = spare_weight, sample_weight
+    return float(total)
 
 
 @validate_params(
@@ -236,21 +268,26 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
     sample_weight = _check_sample_weight(sample_weight, n_samples)
     gap = 1.0 - y_proba[np.arange(n_samples), true_column]
 
-    confidence_groups = group_by_confidence(confidence)
-    confidence_rank = confidence_groups.group_index
-    gap_groups = group_by_confidence(gap)
-    # Pairs with equal confidence and equal gap form one group of (gap, rank).
-    joint_groups = group_by_confidence(
-        gap_groups.group_index.astype(np.int64) * (int(confidence_rank.max()) + 1)
-        + confidence_rank
+    confidence_groups = group_ties(confidence)
+    gap_groups = group_ties(gap)
+    # Concordant pairs (gap_i < gap_j, g_i > g_j) are the inversions of the ranks of
+    # one variable once samples are sorted by (other variable, this variable): ties
+    # of the sort key are then never inverted. Decompose the variable with fewer
+    # distinct values, which needs fewer bits.
+    ranked, other = sorted(
+        [confidence_groups, gap_groups], key=lambda groups: groups.n_groups
     )
-    # Sort by gap, ties broken by increasing confidence: then "i before j with a
-    # higher confidence" is exactly "Delta_i < Delta_j and g_i > g_j".
+    ranked_index = ranked.group_index
+    joint_groups = group_ties(
+        other.group_index.astype(np.int64) * ranked.n_groups + ranked_index
+    )
     order = joint_groups.order
-    concordant = _weighted_dominance(confidence_rank[order], sample_weight[order])
-
-    gap_totals = gap_groups.sum(sample_weight)
-    comparable = (gap_totals.sum() ** 2 - (gap_totals**2).sum()) / 2.0
+    concordant = _weighted_inversions(
+        ranked_index[order], None if sample_weight is None else sample_weight[order]
+    )
+    gap_weight = gap_groups.weight(sample_weight)
+    # Summing the group totals makes this exactly 0 when a single gap has weight.
+    comparable = (gap_weight.sum() ** 2 - np.sum(gap_weight**2)) / 2.0
     tied = (
         _squared_group_weight(confidence_groups, sample_weight)
         - _squared_group_weight(joint_groups, sample_weight)

@@ -14,7 +14,7 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     descending_curve,
-    group_by_confidence,
+    group_ties,
     oracle_stats,
     selective_risk_at_coverage_from_stats,
     sele_from_stats,
@@ -43,7 +43,7 @@ def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
         sample_weight=sample_weight,
         labels=labels,
     )
-    groups = group_by_confidence(confidence)
+    groups = group_ties(confidence)
     stats = GroupStats.from_samples(groups, losses, sample_weight)
     return groups, stats, losses, sample_weight
 
@@ -448,7 +448,10 @@ def naurc(
     value, oracle, oracle_groups = _aurc_and_oracle(
         y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    if np.count_nonzero(oracle_groups.weight) < 2:
+    random_minus_oracle = oracle_groups.loss.sum() / oracle_groups.total_weight - oracle
+    # Zero exactly when every sample has the same loss; it can also underflow to
+    # zero for losses that differ by less than the float resolution.
+    if np.count_nonzero(oracle_groups.weight) < 2 or random_minus_oracle <= 0:
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
             "is then as good as the oracle. Returning nan.",
@@ -456,8 +459,7 @@ def naurc(
             stacklevel=2,
         )
         return float("nan")
-    mean_loss = oracle_groups.loss.sum() / oracle_groups.total_weight
-    return float(max(value - oracle, 0.0) / (mean_loss - oracle))
+    return float(max(value - oracle, 0.0) / random_minus_oracle)
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -520,8 +522,7 @@ def augrc(
 
 
 @validate_params(
-    RISK_METRIC_CONSTRAINTS
-    | {"coverage": [Interval(Real, 0, 1, closed="right")]},
+    RISK_METRIC_CONSTRAINTS | {"coverage": [Interval(Real, 0, 1, closed="right")]},
     prefer_skip_nested_validation=True,
 )
 @fill_doc

@@ -44,8 +44,9 @@ def _check_nonnegative_1d(values, name, n_samples):
 
 
 def _check_sample_weight(sample_weight, n_samples):
+    """Validated float64 weights, or None (unit weights) when None is given."""
     if sample_weight is None:
-        return np.ones(n_samples)
+        return None
     sample_weight = _check_nonnegative_1d(sample_weight, "sample_weight", n_samples)
     if not sample_weight.any():
         raise ValueError(
@@ -167,7 +168,8 @@ def _validate_risk_inputs(
 
     Returns
     -------
-    confidence, losses, sample_weight : ndarray of shape (n_samples,), float64
+    confidence, losses : ndarray of shape (n_samples,), float64
+    sample_weight : ndarray of shape (n_samples,), float64, or None for unit weights
     """
     confidence = _check_confidence(confidence)
     n_samples = confidence.shape[0]

@@ -1,0 +1,344 @@
+"""Identities the papers prove, invariances, and the SPEC's weight conventions."""
+
+import itertools
+import math
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.stats import rankdata
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.metrics import roc_auc_score
+
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    coverage_at_risk,
+    e_aurc,
+    generalized_risk_coverage_curve,
+    naurc,
+    risk_coverage_curve,
+    sele,
+    selective_risk_at_coverage,
+    uq_auc,
+    uq_c_index,
+)
+
+
+@st.composite
+def samples(draw, min_n=1, max_n=40, binary=False):
+    n = draw(st.integers(min_n, max_n))
+    confidence = draw(
+        arrays(
+            float,
+            n,
+            elements=st.one_of(
+                st.sampled_from([0.0, 0.5, 1.0]), st.floats(-100, 100, width=32)
+            ),
+        )
+    )
+    if binary:
+        losses = draw(arrays(float, n, elements=st.sampled_from([0.0, 1.0])))
+    else:
+        losses = draw(arrays(float, n, elements=st.floats(0, 5, width=32)))
+    return confidence, losses
+
+
+def _quiet(metric, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return metric(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------
+# [AURC]
+# ------------------------------------------------------------------------------------
+@given(samples(), st.booleans())
+def test_plug_in_weights_average_to_one_eq14(problem, weighted):
+    """(1/n) sum_i alpha_i = 1: with every loss equal to 1 the AURC is 1."""
+    confidence, _ = problem
+    w = np.arange(1, confidence.shape[0] + 1) * 0.7 if weighted else None
+    ones = np.ones_like(confidence)
+    value = aurc(None, None, confidence, loss=ones, sample_weight=w)
+    assert value == pytest.approx(1.0, rel=1e-13)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_random_ranking_has_expected_aurc_equal_to_mean_loss_eq14(n):
+    """Averaged over every permutation, the harmonic AURC is the mean loss exactly."""
+    losses = np.random.default_rng(n).exponential(size=n)
+    confidence = np.arange(n, dtype=float)
+    values = [
+        aurc(None, None, confidence, loss=losses[list(p)])
+        for p in itertools.permutations(range(n))
+    ]
+    assert np.mean(values) == pytest.approx(losses.mean(), rel=1e-13)
+
+
+def test_sele_is_not_half_an_upper_bound_eq34_36():
+    losses = [0, 0, 0, 0, 1]
+    confidence = [1, 2, 3, 4, 5]
+    harmonic_5 = 1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5
+    assert aurc(None, None, confidence, loss=losses) == pytest.approx(harmonic_5 / 5)
+    assert 2 * sele(None, None, confidence, loss=losses) == pytest.approx(0.4)
+    assert aurc(None, None, confidence, loss=losses) > 2 * sele(
+        None, None, confidence, loss=losses
+    )
+
+
+@given(samples())
+def test_log_estimator_never_exceeds_harmonic_eq20(problem):
+    confidence, losses = problem
+    harmonic = aurc(None, None, confidence, loss=losses)
+    log = aurc(None, None, confidence, loss=losses, estimator="log")
+    assert log <= harmonic + 1e-12
+
+
+@given(samples(), st.sampled_from(["harmonic", "log"]))
+def test_e_aurc_is_non_negative_and_zero_for_the_oracle(problem, estimator):
+    confidence, losses = problem
+    value = aurc(None, None, confidence, loss=losses, estimator=estimator)
+    oracle = aurc(None, None, -losses, loss=losses, estimator=estimator)
+    assert value >= oracle - 1e-12
+    assert e_aurc(None, None, confidence, loss=losses, estimator=estimator) == (
+        pytest.approx(value - oracle, abs=1e-12)
+    )
+    # Any strictly decreasing function of the loss is an oracle.
+    for decreasing in (-losses, -rankdata(losses), -np.sqrt(losses) - 2):
+        keeps_order = rankdata(decreasing) == rankdata(-losses)
+        if keeps_order.all():  # the square root may merge nearly equal losses
+            assert e_aurc(None, None, decreasing, loss=losses, estimator=estimator) == 0
+
+
+def test_e_aurc_stays_non_negative_where_the_asymptotic_oracle_fails():
+    """Subtracting r + (1 - r) ln(1 - r) gives a negative excess here; we do not."""
+    losses = np.array([1.0] * 9 + [0.0])
+    confidence = np.arange(10.0)  # perfect ranking
+    value = aurc(None, None, confidence, loss=losses, estimator="log")
+    risk = losses.mean()
+    assert value - (risk + (1 - risk) * math.log(1 - risk)) < -0.02
+    assert e_aurc(None, None, confidence, loss=losses, estimator="log") == 0.0
+
+
+@given(samples(min_n=2))
+def test_naurc_is_zero_for_the_oracle(problem):
+    confidence, losses = problem
+    value = _quiet(naurc, None, None, -losses, loss=losses)
+    if np.unique(losses).shape[0] < 2:
+        assert math.isnan(value)
+    else:
+        assert value == 0.0
+
+
+def test_naurc_warns_when_every_loss_is_equal():
+    with pytest.warns(UndefinedMetricWarning, match="naurc is undefined"):
+        assert math.isnan(naurc(None, None, [0.1, 0.2, 0.3], loss=[1.0, 1.0, 1.0]))
+
+
+# ------------------------------------------------------------------------------------
+# [AUGRC] and [UQ]
+# ------------------------------------------------------------------------------------
+@given(samples(binary=True), st.booleans())
+def test_augrc_eq7_holds_exactly(problem, weighted):
+    confidence, failures = problem
+    n = confidence.shape[0]
+    w = (np.arange(n) % 4) * 0.5 + 0.25 if weighted else np.ones(n)
+    accuracy = 1 - np.average(failures, weights=w)
+    value = augrc(None, None, confidence, loss=failures, sample_weight=w)
+    if accuracy in (0.0, 1.0):
+        assert value == pytest.approx((1 - accuracy) ** 2 / 2, abs=1e-15)
+        return
+    auc = uq_auc(None, None, confidence, loss=failures, sample_weight=w)
+    expected = (1 - auc) * accuracy * (1 - accuracy) + (1 - accuracy) ** 2 / 2
+    assert value == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    # [UQ] Lemma 3.1: G-AUC = 2 AUGRC lies in [0, 1].
+    assert 0 <= 2 * value <= 1 + 1e-12
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_augrc_random_and_perfect_reference_values(n):
+    failures = np.array([1.0] + [0.0] * (n - 1))
+    accuracy = 1 - failures.mean()
+    confidence = np.arange(n, dtype=float)
+    values = [
+        augrc(None, None, confidence, loss=failures[list(p)])
+        for p in itertools.permutations(range(n))
+    ]
+    assert np.mean(values) == pytest.approx((1 - accuracy) / 2)
+    assert augrc(None, None, -failures, loss=failures) == pytest.approx(
+        (1 - accuracy) ** 2 / 2
+    )
+
+
+@given(samples(min_n=2, binary=True))
+def test_uq_auc_equals_roc_auc_score(problem):
+    confidence, failures = problem
+    w = np.linspace(0.5, 2, confidence.shape[0])
+    if np.unique(failures).shape[0] < 2:
+        return
+    expected = roc_auc_score(failures == 0, confidence, sample_weight=w)
+    got = uq_auc(None, None, confidence, loss=failures, sample_weight=w)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_uq_auc_warns_when_undefined():
+    with pytest.warns(UndefinedMetricWarning, match="uq_auc is undefined"):
+        assert math.isnan(uq_auc([1, 2], [1, 2], [0.3, 0.4]))
+
+
+def test_uq_c_index_of_the_oracle_is_one_and_reversed_is_zero():
+    rng = np.random.default_rng(0)
+    y_proba = rng.dirichlet(np.ones(4), 50)
+    y_true = rng.integers(0, 4, 50)
+    gap = 1 - y_proba[np.arange(50), y_true]
+    assert uq_c_index(y_true, y_proba, -gap, labels=range(4)) == pytest.approx(1.0)
+    assert uq_c_index(y_true, y_proba, gap, labels=range(4)) == pytest.approx(0.0)
+    with pytest.warns(UndefinedMetricWarning, match="uq_c_index is undefined"):
+        uq_c_index([0, 0], [[0.5, 0.5], [0.5, 0.5]], [0.1, 0.2], labels=[0, 1])
+
+
+def test_working_points_on_the_curve():
+    rng = np.random.default_rng(3)
+    confidence = rng.integers(0, 10, 200).astype(float)
+    losses = (rng.random(200) < 0.3).astype(float)
+    coverage, risk, _ = risk_coverage_curve(None, None, confidence, loss=losses)
+    for c, r in zip(coverage, risk):
+        assert selective_risk_at_coverage(
+            None, None, confidence, coverage=c, loss=losses
+        ) == pytest.approx(r, rel=1e-12)
+        assert (
+            coverage_at_risk(None, None, confidence, risk=r, loss=losses) >= c - 1e-12
+        )
+    assert coverage_at_risk(None, None, confidence, risk=1.0, loss=losses) == 1.0
+
+
+# ------------------------------------------------------------------------------------
+# Invariances and the SPEC's weight conventions, for every metric.
+# ------------------------------------------------------------------------------------
+def _uq_c_index_from_losses(y_true, y_pred, confidence, *, loss, sample_weight=None):
+    # uq_c_index needs probabilities: encode the loss as the true class's probability.
+    p_true = 1 / (1 + np.asarray(loss))
+    y_proba = np.column_stack([p_true, 1 - p_true])
+    return uq_c_index(
+        np.zeros(len(p_true), int),
+        y_proba,
+        confidence,
+        labels=[0, 1],
+        sample_weight=sample_weight,
+    )
+
+
+def _binary(metric):
+    def wrapped(y_true, y_pred, confidence, *, loss, sample_weight=None):
+        return metric(
+            y_true,
+            y_pred,
+            confidence,
+            loss=(np.asarray(loss) > 1).astype(float),
+            sample_weight=sample_weight,
+        )
+
+    return wrapped
+
+
+# (name, metric, invariant to scaling all weights)
+METRICS = [
+    ("aurc", aurc, False),
+    ("aurc_log", partial(aurc, estimator="log"), False),
+    ("sele", sele, False),
+    ("e_aurc", e_aurc, False),
+    ("naurc", naurc, False),
+    ("augrc", augrc, True),
+    ("uq_auc", _binary(uq_auc), True),
+    ("uq_c_index", _uq_c_index_from_losses, True),
+    ("risk_at_coverage", partial(selective_risk_at_coverage, coverage=0.37), True),
+    ("coverage_at_risk", partial(coverage_at_risk, risk=0.8), True),
+    ("risk_coverage_curve", risk_coverage_curve, True),
+    ("generalized_curve", generalized_risk_coverage_curve, True),
+]
+
+
+def _assert_same(a, b, rtol=1e-12):
+    if isinstance(a, tuple):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-13)
+    else:
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-13)
+
+
+@pytest.fixture
+def tied_problem():
+    rng = np.random.default_rng(42)
+    n = 60
+    confidence = rng.integers(0, 12, n) / 3.0
+    losses = rng.exponential(size=n) * 1.5 * (rng.random(n) < 0.6)
+    return confidence, losses
+
+
+@pytest.mark.parametrize("name, metric, _", METRICS, ids=[m[0] for m in METRICS])
+def test_unit_weights_equal_no_weights(name, metric, _, tied_problem):
+    confidence, losses = tied_problem
+    _assert_same(
+        metric(None, None, confidence, loss=losses),
+        metric(None, None, confidence, loss=losses, sample_weight=np.ones(len(losses))),
+    )
+
+
+@pytest.mark.parametrize("name, metric, _", METRICS, ids=[m[0] for m in METRICS])
+def test_integer_weights_equal_repetition(name, metric, _, tied_problem):
+    confidence, losses = tied_problem
+    counts = np.random.default_rng(0).integers(1, 5, len(losses))
+    _assert_same(
+        metric(None, None, confidence, loss=losses, sample_weight=counts),
+        metric(
+            None, None, np.repeat(confidence, counts), loss=np.repeat(losses, counts)
+        ),
+    )
+
+
+@pytest.mark.parametrize("name, metric, _", METRICS, ids=[m[0] for m in METRICS])
+def test_zero_weight_equals_removal(name, metric, _, tied_problem):
+    confidence, losses = tied_problem
+    w = (np.arange(len(losses)) % 3 != 0).astype(float)
+    keep = w > 0
+    _assert_same(
+        metric(None, None, confidence, loss=losses, sample_weight=w),
+        metric(None, None, confidence[keep], loss=losses[keep]),
+    )
+
+
+@pytest.mark.parametrize(
+    "name, metric, scale_invariant", METRICS, ids=[m[0] for m in METRICS]
+)
+def test_scaling_the_weights(name, metric, scale_invariant, tied_problem):
+    confidence, losses = tied_problem
+    w = np.random.default_rng(1).random(len(losses)) + 0.1
+    base = metric(None, None, confidence, loss=losses, sample_weight=w)
+    scaled = metric(None, None, confidence, loss=losses, sample_weight=3.5 * w)
+    if scale_invariant:
+        _assert_same(base, scaled)
+    else:
+        # Frequency weights: the finite-sample estimators depend on n = sum(w).
+        assert not np.allclose(base, scaled, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name, metric, _", METRICS, ids=[m[0] for m in METRICS])
+def test_invariant_to_permutation_and_increasing_transforms(
+    name, metric, _, tied_problem
+):
+    confidence, losses = tied_problem
+    base = metric(None, None, confidence, loss=losses)
+    permutation = np.random.default_rng(7).permutation(len(losses))
+    permuted = metric(None, None, confidence[permutation], loss=losses[permutation])
+    _assert_same(base, permuted)
+    for transform in (np.exp, lambda c: 3 * c - 7, np.arctan):
+        transformed = metric(None, None, transform(confidence), loss=losses)
+        if name.endswith("curve"):  # same points, transformed thresholds
+            _assert_same(base[:2], transformed[:2])
+            _assert_same(transform(base[2]), transformed[2])
+        else:
+            _assert_same(base, transformed)

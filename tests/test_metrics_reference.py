@@ -1,0 +1,313 @@
+"""Every metric against a slow, direct transcription of the paper's formula."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from _reference import (
+    augrc_trapezoid,
+    aurc_eq10,
+    aurc_log_eq18,
+    curves_direct,
+    expand,
+    expectation_over_ties,
+    mean_position_alpha,
+    n_tie_orderings,
+    oracle_aurc_eq10,
+    selective_risk_at_coverages,
+    selective_risk_top,
+    sele_eq32,
+    uq_auc_pairs,
+    uq_c_index_pairs,
+)
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
+
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    coverage_at_risk,
+    e_aurc,
+    generalized_risk_coverage_curve,
+    naurc,
+    risk_coverage_curve,
+    sele,
+    selective_risk_at_coverage,
+    uq_auc,
+    uq_c_index,
+)
+
+TOL = {"rel": 1e-12, "abs": 1e-12}
+
+# Few distinct values make ties likely; arbitrary floats make them unlikely.
+tied_values = st.sampled_from([-1.5, 0.0, 0.25, 0.5, 1.0])
+any_values = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def problems(draw, max_n=6, binary=False, max_orderings=720):
+    """(confidence, losses, integer sample_weight or None), small enough that all tie
+    orderings of the weight-expanded sample can be enumerated."""
+    n = draw(st.integers(1, max_n))
+    values = draw(st.sampled_from([tied_values, any_values]))
+    confidence = np.array(draw(st.lists(values, min_size=n, max_size=n)))
+    loss_values = st.sampled_from([0.0, 1.0]) if binary else st.floats(0, 3)
+    losses = np.array(draw(st.lists(loss_values, min_size=n, max_size=n)))
+    sample_weight = draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.integers(0, 3), min_size=n, max_size=n).map(np.array),
+        )
+    )
+    if sample_weight is not None:
+        assume(sample_weight.sum() > 0 and sample_weight.sum() <= 8)
+    expanded, _ = expand(confidence, losses, sample_weight)
+    assume(n_tie_orderings(expanded) <= max_orderings)
+    return confidence, losses, sample_weight
+
+
+@given(problems())
+def test_aurc_harmonic_equals_eq10(problem):
+    confidence, losses, w = problem
+    expected = expectation_over_ties(aurc_eq10, confidence, losses, w)
+    got = aurc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_aurc_log_equals_eq18(problem):
+    confidence, losses, w = problem
+    expected = expectation_over_ties(aurc_log_eq18, confidence, losses, w)
+    got = aurc(None, None, confidence, loss=losses, sample_weight=w, estimator="log")
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_sele_equals_eq32(problem):
+    confidence, losses, w = problem
+    expected = expectation_over_ties(sele_eq32, confidence, losses, w)
+    got = sele(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_augrc_equals_trapezoid_area(problem):
+    confidence, losses, w = problem
+    expected = expectation_over_ties(augrc_trapezoid, confidence, losses, w)
+    got = augrc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_e_aurc_equals_eq10_minus_oracle(problem):
+    confidence, losses, w = problem
+    expected = expectation_over_ties(
+        aurc_eq10, confidence, losses, w
+    ) - oracle_aurc_eq10(losses, w)
+    got = e_aurc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_naurc_equals_normalised_excess(problem):
+    confidence, losses, w = problem
+    _, expanded_losses = expand(confidence, losses, w)
+    value = expectation_over_ties(aurc_eq10, confidence, losses, w)
+    oracle = oracle_aurc_eq10(losses, w)
+    random_minus_oracle = np.mean(expanded_losses) - oracle
+    # Undefined when every loss is equal (or equal up to float resolution).
+    if np.unique(expanded_losses).shape[0] < 2 or random_minus_oracle <= 0:
+        with pytest.warns(UndefinedMetricWarning, match="same loss"):
+            assert math.isnan(
+                naurc(None, None, confidence, loss=losses, sample_weight=w)
+            )
+        return
+    expected = (value - oracle) / random_minus_oracle
+    got = naurc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, **TOL)
+
+
+@given(problems())
+def test_selective_risk_at_coverage_equals_top_m_mean(problem):
+    confidence, losses, w = problem
+    expanded, _ = expand(confidence, losses, w)
+    n = expanded.shape[0]
+    for m in range(1, n + 1):
+        expected = expectation_over_ties(
+            lambda ordered, m=m: selective_risk_top(ordered, m), confidence, losses, w
+        )
+        got = selective_risk_at_coverage(
+            None, None, confidence, coverage=m / n, loss=losses, sample_weight=w
+        )
+        assert got == pytest.approx(expected, **TOL)
+
+
+def _brute_force_coverage_at_risk(confidence, losses, w, risk, n_grid=4001):
+    # A feasible set can be a single point at a tie-group boundary: add those.
+    w_ = np.ones(len(confidence)) if w is None else w
+    order = np.argsort(-confidence)
+    boundaries = np.cumsum(w_[order]) / w_.sum()
+    grid = np.union1d(np.linspace(0.0, 1.0, n_grid)[1:], boundaries[boundaries > 0])
+    risks = selective_risk_at_coverages(confidence, losses, w, grid)
+    feasible = grid[risks <= risk + 1e-12]
+    return feasible.max() if feasible.size else 0.0
+
+
+@given(problems(binary=True), st.sampled_from([0.0, 0.1, 0.25, 1 / 3, 0.5, 1.0]))
+def test_coverage_at_risk_is_the_largest_feasible_coverage(problem, risk):
+    confidence, losses, w = problem
+    got = coverage_at_risk(
+        None, None, confidence, risk=risk, loss=losses, sample_weight=w
+    )
+    grid_best = _brute_force_coverage_at_risk(confidence, losses, w, risk)
+    # The grid has step 1/4000: the exact answer is at most one step above it.
+    assert grid_best - 1e-12 <= got <= grid_best + 1 / 4000 + 1e-12
+    if got > 0:
+        at_answer = selective_risk_at_coverage(
+            None, None, confidence, coverage=got, loss=losses, sample_weight=w
+        )
+        assert at_answer <= risk + 1e-12
+
+
+@given(problems(max_n=8, max_orderings=10**9))
+def test_curves_equal_direct_definition(problem):
+    confidence, losses, w = problem
+    if w is not None:
+        w = w * 0.37  # real-valued weights are allowed for the curves
+    coverage, selective, generalized, thresholds = curves_direct(confidence, losses, w)
+    got = risk_coverage_curve(None, None, confidence, loss=losses, sample_weight=w)
+    np.testing.assert_allclose(got[0], coverage, rtol=1e-12)
+    np.testing.assert_allclose(got[1], selective, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(got[2], thresholds)
+    got = generalized_risk_coverage_curve(
+        None, None, confidence, loss=losses, sample_weight=w
+    )
+    np.testing.assert_allclose(got[1], generalized, rtol=1e-12, atol=1e-12)
+
+
+@given(problems(max_n=10, binary=True, max_orderings=10**9), st.booleans())
+def test_uq_auc_equals_pair_count(problem, real_weights):
+    confidence, failures, w = problem
+    if w is not None and real_weights:
+        w = w * 1.7
+    expected = uq_auc_pairs(confidence, failures, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = uq_auc(None, None, confidence, loss=failures, sample_weight=w)
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, **TOL)
+
+
+@given(
+    problems(max_n=10, max_orderings=10**9),
+    st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.9]), min_size=10, max_size=10),
+    st.booleans(),
+)
+def test_uq_c_index_equals_pair_count(problem, true_class_proba, real_weights):
+    confidence, _, w = problem
+    n = confidence.shape[0]
+    p_true = np.array(true_class_proba[:n])
+    y_true = np.zeros(n, dtype=int)
+    y_proba = np.column_stack([p_true, 1 - p_true])
+    if w is not None and real_weights:
+        w = w * 0.3
+    expected = uq_c_index_pairs(1 - p_true, confidence, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = uq_c_index(y_true, y_proba, confidence, labels=[0, 1], sample_weight=w)
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, **TOL)
+
+
+# ------------------------------------------------------------------------------------
+# Larger inputs: too many tie orderings to enumerate, so the SPEC's tie rule is read
+# literally instead (each tie group shares the mean of its positions' weights).
+# ------------------------------------------------------------------------------------
+def _harmonic(m):
+    return sum(1.0 / k for k in range(1, m + 1))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_aurc_larger_inputs_with_ties_and_weights(seed):
+    rng = np.random.default_rng(seed)
+    n = 150
+    confidence = rng.integers(0, 40, n) / 7.0
+    losses = rng.exponential(size=n) * (rng.random(n) < 0.4)
+    w = rng.integers(0, 4, n)
+    harmonic = [_harmonic(m) for m in range(int(w.sum()) + 1)]
+    alpha, total = mean_position_alpha(
+        confidence, w, lambda r, n: harmonic[n] - harmonic[n - r]
+    )
+    expected = sum(alpha * w * losses) / total
+    got = aurc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(expected, rel=1e-11)
+
+    alpha, total = mean_position_alpha(
+        confidence, w, lambda r, n: -math.log(1 - r / (n + 1))
+    )
+    expected = sum(alpha * w * losses) / total
+    got = aurc(None, None, confidence, loss=losses, sample_weight=w, estimator="log")
+    assert got == pytest.approx(expected, rel=1e-11)
+
+
+def test_aurc_keeps_full_precision_at_large_n():
+    """The real-argument harmonic numbers must not lose digits for large n.
+
+    The reference uses extended precision cumulative sums of 1/m.
+    """
+    rng = np.random.default_rng(0)
+    n = 200_000
+    confidence = rng.permutation(n).astype(float)
+    losses = (rng.random(n) < 0.3).astype(float)
+    harmonic = np.concatenate(
+        [[0], np.cumsum(1 / np.arange(1, n + 1, dtype=np.longdouble))]
+    )
+    ranks = confidence.astype(int) + 1
+    expected = np.sum((harmonic[n] - harmonic[n - ranks]) * losses) / n
+    got = aurc(None, None, confidence, loss=losses)
+    assert got == pytest.approx(float(expected), rel=1e-13)
+
+    # Weight-2 groups exercise the group formula (differences of digamma).
+    w = np.full(n, 2.0)
+    n2 = 2 * n
+    harmonic = np.concatenate(
+        [[0], np.cumsum(1 / np.arange(1, n2 + 1, dtype=np.longdouble))]
+    )
+    alpha = harmonic[n2] - (harmonic[n2 - 2 * ranks + 1] + harmonic[n2 - 2 * ranks]) / 2
+    expected = np.sum(alpha * 2 * losses) / n2
+    got = aurc(None, None, confidence, loss=losses, sample_weight=w)
+    assert got == pytest.approx(float(expected), rel=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "n_confidence_values, probability_decimals",
+    [(30, 1), (3, 6)],
+    ids=["fewer-gap-values", "fewer-confidence-values"],
+)
+def test_uq_c_index_larger_inputs_against_pairwise_matrix(
+    weighted, n_confidence_values, probability_decimals
+):
+    rng = np.random.default_rng(1)
+    n = 1500
+    y_true = rng.integers(0, 3, n)
+    y_proba = rng.dirichlet(np.ones(3), n).round(probability_decimals)
+    y_proba /= y_proba.sum(axis=1, keepdims=True)
+    confidence = rng.integers(0, n_confidence_values, n).astype(float)
+    w = rng.random(n) * (rng.random(n) < 0.9) if weighted else None
+    gap = 1 - y_proba[np.arange(n), y_true]
+    pair = np.ones((n, n)) if w is None else w[:, None] * w[None, :]
+    comparable = gap[:, None] < gap[None, :]
+    greater = confidence[:, None] > confidence[None, :]
+    equal = confidence[:, None] == confidence[None, :]
+    expected = (pair * comparable * (greater + equal / 2)).sum() / (
+        pair * comparable
+    ).sum()
+    got = uq_c_index(y_true, y_proba, confidence, labels=[0, 1, 2], sample_weight=w)
+    assert got == pytest.approx(expected, rel=1e-12)

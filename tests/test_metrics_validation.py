@@ -1,0 +1,213 @@
+"""Bad input raises a clear error; the loss options behave as documented."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import brier_score_loss, log_loss
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_selective import metrics
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    coverage_at_risk,
+    risk_coverage_curve,
+    selective_risk_at_coverage,
+    uq_auc,
+    uq_c_index,
+)
+
+RISK_METRICS = [
+    name
+    for name in metrics.__all__
+    if name not in {"uq_c_index", "selective_risk_at_coverage", "coverage_at_risk"}
+] + ["selective_risk_at_coverage", "coverage_at_risk"]
+WORKING_POINT_KWARGS = {
+    "selective_risk_at_coverage": {"coverage": 0.5},
+    "coverage_at_risk": {"risk": 0.1},
+}
+
+
+def _call(name, y_true, y_pred, confidence, **kwargs):
+    kwargs = WORKING_POINT_KWARGS.get(name, {}) | kwargs
+    return getattr(metrics, name)(y_true, y_pred, confidence, **kwargs)
+
+
+Y_TRUE = np.array([0, 1, 1, 0])
+Y_PRED = np.array([0, 1, 0, 0])
+CONFIDENCE = np.array([0.9, 0.8, 0.4, 0.7])
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+@pytest.mark.parametrize(
+    "confidence, match",
+    [
+        ([0.9, np.nan, 0.4, 0.7], "confidence contains NaN"),
+        ([0.9, np.inf, 0.4, 0.7], "confidence contains infinity"),
+        ([0.9, 0.8, 0.4], "pass one"),
+        ([[0.9, 0.8, 0.4, 0.7]], "1-D array"),
+    ],
+    ids=["nan", "inf", "length", "2d"],
+)
+def test_bad_confidence(name, confidence, match):
+    with pytest.raises(ValueError, match=match):
+        _call(name, Y_TRUE, Y_PRED, confidence)
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+def test_empty_input(name):
+    with pytest.raises(ValueError, match="0 sample"):
+        _call(name, [], [], [])
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+@pytest.mark.parametrize(
+    "sample_weight, match",
+    [
+        ([1, -1, 1, 1], "sample_weight must be non-negative"),
+        ([0, 0, 0, 0], "sums to zero"),
+        ([1, 1, 1], "sample_weight has 3 entries"),
+        ([1, np.nan, 1, 1], "sample_weight contains NaN"),
+    ],
+    ids=["negative", "all-zero", "length", "nan"],
+)
+def test_bad_sample_weight(name, sample_weight, match):
+    with pytest.raises(ValueError, match=match):
+        _call(name, Y_TRUE, Y_PRED, CONFIDENCE, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+@pytest.mark.parametrize(
+    "loss, match",
+    [
+        ([0.0, -1.0, 0.0, 1.0], "loss must be non-negative"),
+        ([0.0, np.nan, 0.0, 1.0], "loss contains NaN"),
+        ([0.0, 1.0], "loss has 2 entries"),
+        (lambda y_true, y_pred: -np.ones(len(y_true)), "loss must be non-negative"),
+    ],
+    ids=["negative", "nan", "length", "callable-negative"],
+)
+def test_bad_loss(name, loss, match):
+    with pytest.raises(ValueError, match=match):
+        _call(name, Y_TRUE, Y_PRED, CONFIDENCE, loss=loss)
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+def test_missing_labels_with_a_named_loss(name):
+    with pytest.raises(ValueError, match="needs y_true and y_pred"):
+        _call(name, None, None, CONFIDENCE)
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+def test_mismatched_label_lengths(name):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        _call(name, Y_TRUE, Y_PRED[:3], CONFIDENCE)
+
+
+@pytest.mark.parametrize("coverage", [0, -0.1, 1.1])
+def test_coverage_outside_unit_interval(coverage):
+    with pytest.raises(InvalidParameterError, match="coverage"):
+        selective_risk_at_coverage(Y_TRUE, Y_PRED, CONFIDENCE, coverage=coverage)
+
+
+def test_negative_target_risk():
+    with pytest.raises(InvalidParameterError, match="risk"):
+        coverage_at_risk(Y_TRUE, Y_PRED, CONFIDENCE, risk=-0.1)
+
+
+def test_unknown_loss_and_estimator_names():
+    with pytest.raises(InvalidParameterError, match="loss"):
+        aurc(Y_TRUE, Y_PRED, CONFIDENCE, loss="hinge")
+    with pytest.raises(InvalidParameterError, match="estimator"):
+        aurc(Y_TRUE, Y_PRED, CONFIDENCE, estimator="trapezoid")
+
+
+def test_uq_auc_needs_a_binary_loss():
+    with pytest.raises(ValueError, match="0/1 loss"):
+        uq_auc(None, None, CONFIDENCE, loss=[0, 0.5, 1, 0])
+
+
+# ------------------------------------------------------------------------------------
+# Loss options
+# ------------------------------------------------------------------------------------
+def _probabilistic_problem(n_classes):
+    rng = np.random.default_rng(n_classes)
+    y_proba = rng.dirichlet(np.ones(n_classes), 30)
+    y_true = np.array(list("abcd"[:n_classes]))[rng.integers(0, n_classes, 30)]
+    y_true[:n_classes] = list("abcd"[:n_classes])  # every class present
+    return y_true, y_proba, y_proba.max(axis=1)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_named_losses_match_scikit_learn(n_classes):
+    y_true, y_proba, confidence = _probabilistic_problem(n_classes)
+    coverage, risk, _ = risk_coverage_curve(
+        y_true, y_proba, confidence, loss="log_loss"
+    )
+    assert risk[-1] == pytest.approx(log_loss(y_true, y_proba))
+    coverage, risk, _ = risk_coverage_curve(y_true, y_proba, confidence, loss="brier")
+    assert risk[-1] == pytest.approx(brier_score_loss(y_true, y_proba))
+    # With probabilities, the 0/1 loss uses the most probable class.
+    predicted = np.unique(y_true)[y_proba.argmax(axis=1)]
+    assert aurc(y_true, y_proba, confidence) == aurc(y_true, predicted, confidence)
+
+
+def test_callable_and_array_losses_agree():
+    y_true, y_proba, confidence = _probabilistic_problem(3)
+
+    def true_class_loss(y_true, y_proba):
+        return (
+            1
+            - y_proba[np.arange(len(y_true)), np.searchsorted(["a", "b", "c"], y_true)]
+        )
+
+    losses = true_class_loss(y_true, y_proba)
+    assert augrc(y_true, y_proba, confidence, loss=true_class_loss) == augrc(
+        None, None, confidence, loss=losses
+    )
+
+
+def test_probabilities_need_matching_labels():
+    y_true, y_proba, confidence = _probabilistic_problem(3)
+    with pytest.raises(ValueError, match="pass labels="):
+        aurc(y_true[y_true != "c"], y_proba[y_true != "c"], confidence[y_true != "c"])
+    value = aurc(
+        y_true[y_true != "c"],
+        y_proba[y_true != "c"],
+        confidence[y_true != "c"],
+        labels=["a", "b", "c"],
+    )
+    assert 0 <= value <= 1
+    with pytest.raises(ValueError, match="not among"):
+        aurc(y_true, y_proba, confidence, labels=["a", "b", "z"])
+    with pytest.raises(ValueError, match="n_classes"):
+        aurc(y_true, y_proba[:, 0], confidence, loss="log_loss")
+
+
+def test_uq_c_index_validation():
+    y_true, y_proba, confidence = _probabilistic_problem(3)
+    with pytest.raises(ValueError, match="same number of samples"):
+        uq_c_index(y_true, y_proba, confidence[:-1])
+    with pytest.raises(ValueError, match="confidence contains NaN"):
+        uq_c_index(y_true, y_proba, np.full(len(y_true), np.nan))
+    with pytest.raises(ValueError, match=r"lie in \[0, 1\]"):
+        uq_c_index(y_true, y_proba * 2, confidence)
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+def test_results_are_python_floats_or_arrays(name):
+    result = _call(name, Y_TRUE, Y_PRED, CONFIDENCE)
+    if name.endswith("curve"):
+        assert all(isinstance(a, np.ndarray) for a in result)
+    else:
+        assert type(result) is float
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_tiny_inputs(n):
+    confidence = np.arange(n, dtype=float)
+    losses = np.arange(n, dtype=float)
+    assert aurc(None, None, confidence, loss=losses) >= 0
+    assert augrc(None, None, confidence, loss=losses) >= 0
+    if n == 1:
+        assert aurc(None, None, [0.3], loss=[1.0]) == 1.0
+        assert augrc(None, None, [0.3], loss=[1.0]) == 0.5
