@@ -28,7 +28,14 @@ from sklearn_selective.metrics import (
     uq_c_index,
 )
 
-GOALS = {"aurc": 2, "augrc": 2, "sele": 2, "uq_auc": 2.5, "e_aurc": 3.5, "uq_c_index": 10}
+GOALS = {
+    "aurc": 2,
+    "augrc": 2,
+    "sele": 2,
+    "uq_auc": 2.5,
+    "e_aurc": 3.5,
+    "uq_c_index": 10,
+}
 
 
 def _inputs(n, rng, n_classes=10):
@@ -84,7 +91,9 @@ def main():
             "naurc": partial(naurc, y_true, y_pred, confidence),
             "uq_auc": partial(uq_auc, y_true, y_pred, confidence),
             "uq_c_index": partial(uq_c_index, y_true, proba, confidence),
-            "risk_coverage_curve": partial(risk_coverage_curve, y_true, y_pred, confidence),
+            "risk_coverage_curve": partial(
+                risk_coverage_curve, y_true, y_pred, confidence
+            ),
             "selective_risk_at_coverage": partial(
                 selective_risk_at_coverage, y_true, y_pred, confidence, coverage=0.8
             ),

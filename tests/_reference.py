@@ -100,11 +100,15 @@ def curves_direct(confidence, losses, sample_weight):
     """[AURC] Eq. 2 / [AUGRC] Eq. 2-3 at every distinct positive-weight threshold."""
     w = np.ones(len(confidence)) if sample_weight is None else sample_weight
     total = sum(w)
-    thresholds = sorted({c for c, wi in zip(confidence, w) if wi > 0}, reverse=True)
+    thresholds = sorted(
+        {c for c, wi in zip(confidence, w, strict=True) if wi > 0}, reverse=True
+    )
     coverage, selective, generalized = [], [], []
     for t in thresholds:
-        accepted_w = sum(wi for c, wi in zip(confidence, w) if c >= t)
-        accepted_l = sum(wi * li for c, wi, li in zip(confidence, w, losses) if c >= t)
+        accepted_w = sum(wi for c, wi in zip(confidence, w, strict=True) if c >= t)
+        accepted_l = sum(
+            wi * li for c, wi, li in zip(confidence, w, losses, strict=True) if c >= t
+        )
         coverage.append(accepted_w / total)
         selective.append(accepted_l / accepted_w)
         generalized.append(accepted_l / total)

@@ -126,7 +126,7 @@ def test_e_aurc_stays_non_negative_where_the_asymptotic_oracle_fails():
 
 @given(samples(min_n=2))
 def test_naurc_is_zero_for_the_oracle(problem):
-    confidence, losses = problem
+    _, losses = problem
     value = _quiet(naurc, None, None, -losses, loss=losses)
     if np.unique(losses).shape[0] < 2:
         assert math.isnan(value)
@@ -206,7 +206,7 @@ def test_working_points_on_the_curve():
     confidence = rng.integers(0, 10, 200).astype(float)
     losses = (rng.random(200) < 0.3).astype(float)
     coverage, risk, _ = risk_coverage_curve(None, None, confidence, loss=losses)
-    for c, r in zip(coverage, risk):
+    for c, r in zip(coverage, risk, strict=True):
         assert selective_risk_at_coverage(
             None, None, confidence, coverage=c, loss=losses
         ) == pytest.approx(r, rel=1e-12)
@@ -264,7 +264,7 @@ METRICS = [
 
 def _assert_same(a, b, rtol=1e-12):
     if isinstance(a, tuple):
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-13)
     else:
         np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-13)

@@ -15,9 +15,9 @@ from _reference import (
     mean_position_alpha,
     n_tie_orderings,
     oracle_aurc_eq10,
+    sele_eq32,
     selective_risk_at_coverages,
     selective_risk_top,
-    sele_eq32,
     uq_auc_pairs,
     uq_c_index_pairs,
 )

@@ -140,11 +140,9 @@ def _probabilistic_problem(n_classes):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_named_losses_match_scikit_learn(n_classes):
     y_true, y_proba, confidence = _probabilistic_problem(n_classes)
-    coverage, risk, _ = risk_coverage_curve(
-        y_true, y_proba, confidence, loss="log_loss"
-    )
+    _, risk, _ = risk_coverage_curve(y_true, y_proba, confidence, loss="log_loss")
     assert risk[-1] == pytest.approx(log_loss(y_true, y_proba))
-    coverage, risk, _ = risk_coverage_curve(y_true, y_proba, confidence, loss="brier")
+    _, risk, _ = risk_coverage_curve(y_true, y_proba, confidence, loss="brier")
     assert risk[-1] == pytest.approx(brier_score_loss(y_true, y_proba))
     # With probabilities, the 0/1 loss uses the most probable class.
     predicted = np.unique(y_true)[y_proba.argmax(axis=1)]

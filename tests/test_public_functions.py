@@ -44,7 +44,9 @@ def test_public_functions_are_found():
     assert "sklearn_selective.metrics.uq_c_index" in names
 
 
-@pytest.mark.parametrize("name, func", PUBLIC_FUNCTIONS, ids=[n for n, _ in PUBLIC_FUNCTIONS])
+@pytest.mark.parametrize(
+    "name, func", PUBLIC_FUNCTIONS, ids=[n for n, _ in PUBLIC_FUNCTIONS]
+)
 def test_function_param_validation(name, func):
     assert hasattr(func, "_skl_parameter_constraints"), (
         f"{name} must validate its parameters with "
@@ -52,8 +54,12 @@ def test_function_param_validation(name, func):
     )
     constraints = func._skl_parameter_constraints
     parameters = inspect.signature(func).parameters.values()
-    names = [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    assert set(constraints) == set(names), f"constraints and signature differ for {name}"
+    names = [
+        p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    assert set(constraints) == set(names), (
+        f"constraints and signature differ for {name}"
+    )
 
     required = {
         p.name: generate_valid_param(make_constraint(constraints[p.name][0]))

@@ -19,7 +19,7 @@ from scipy.special import digamma, gammaln
 
 # Below this argument the asymptotic expansions are not accurate to double precision;
 # there the closed forms are evaluated directly (no harmful cancellation at that size).
-_ASYMPTOTIC_MIN = 20.0
+_ASYMPTOTIC_MIN = 30.0
 
 
 class TieGroups(NamedTuple):
@@ -117,19 +117,18 @@ def _harmonic_difference(x, y):
 
 
 def _harmonic_difference_asymptotic(x, y):
+    # psi(z) ~ ln z - 1/(2z) - 1/(12z^2) + 1/(120z^4) - 1/(252z^6) + 1/(240z^8);
+    # with u = x + 1, v = y + 1, h = x - y, p = 1/u^2, q = 1/v^2 the difference is
+    # log1p(h/v) + h/(2uv) - h (u + v)/(uv)^2 * [-1/12 + (p + q)/120 - ...].
     u, v = x + 1.0, y + 1.0
     h = x - y
+    inv_uv = 1.0 / (u * v)
     p, q = 1.0 / (u * u), 1.0 / (v * v)
-    # psi(z) ~ ln z - 1/(2z) - 1/(12z^2) + 1/(120z^4) - 1/(252z^6) + 1/(240z^8)
-    series = (
-        -1.0 / 12.0
-        + (p + q) / 120.0
-        - (p * p + p * q + q * q) / 252.0
-        + (p + q) * (p * p + q * q) / 240.0
-    )
-    p_minus_q = -h * (u + v) * p * q
+    pp_qq = p * p + q * q
+    series = (p + q) * (1.0 / 120.0 + pp_qq / 240.0) - (pp_qq + p * q) / 252.0
+    series -= 1.0 / 12.0
     with np.errstate(divide="ignore", invalid="ignore"):  # small args: replaced
-        return np.log1p(h / v) + h / (2.0 * u * v) + p_minus_q * series
+        return np.log1p(h / v) + h * inv_uv * (0.5 - (u + v) * inv_uv * series)
 
 
 def _mean_log_excess(x, y):
@@ -208,14 +207,19 @@ ALPHA_ESTIMATORS = {"harmonic": _harmonic_alpha, "log": _log_alpha}
 def aurc_from_stats(stats, estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
     below, upto = stats.bounds
-    n = upto[..., -1:]
-    # Only groups with a loss contribute: skip the special functions elsewhere.
-    has_loss = stats.loss != 0
-    n_rows = np.broadcast_to(n, upto.shape)[has_loss].astype(np.float64)
-    alpha = ALPHA_ESTIMATORS[estimator](below[has_loss], upto[has_loss], n_rows)
-    weighted = np.zeros(upto.shape)
-    weighted[has_loss] = alpha * stats.loss[has_loss]
-    return weighted.sum(axis=-1) / n[..., 0]
+    n = upto[..., -1]
+    # Only groups with a loss contribute: evaluate the special functions there only.
+    n_groups = upto.shape[-1]
+    with_loss = np.flatnonzero(stats.loss)
+    row = with_loss // n_groups
+    alpha = ALPHA_ESTIMATORS[estimator](
+        below.reshape(-1)[with_loss],
+        upto.reshape(-1)[with_loss],
+        n.reshape(-1)[row],
+    )
+    contribution = alpha * stats.loss.reshape(-1)[with_loss]
+    total = np.bincount(row, weights=contribution, minlength=n.size).reshape(n.shape)
+    return total / n
 
 
 def sele_from_stats(stats):

@@ -16,8 +16,8 @@ from ._core import (
     descending_curve,
     group_ties,
     oracle_stats,
-    selective_risk_at_coverage_from_stats,
     sele_from_stats,
+    selective_risk_at_coverage_from_stats,
 )
 from ._docstrings import fill_doc
 from ._validation import _NAMED_LOSSES, _validate_risk_inputs
@@ -424,9 +424,9 @@ def naurc(
     Returns
     -------
     naurc : float
-        Normalised AURC. ``nan`` with an :class:`~sklearn.exceptions.UndefinedMetricWarning`
-        when every sample has the same loss (no ranking can be better than
-        another).
+        Normalised AURC. ``nan`` with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` when every sample
+        has the same loss (no ranking can be better than another).
 
     See Also
     --------

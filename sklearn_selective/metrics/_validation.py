@@ -101,10 +101,14 @@ def _check_probabilities(y_true, y_proba, labels, loss_name):
                 else f"labels lists {classes.shape[0]} classes."
             )
         )
-    order = np.argsort(classes)
-    position = np.searchsorted(classes, y_true, sorter=order)
-    position = np.clip(position, 0, classes.shape[0] - 1)
-    true_column = order[position]
+    if labels is None:  # np.unique is sorted already
+        true_column = np.searchsorted(classes, y_true)
+    else:
+        order = np.argsort(classes)
+        true_column = order[
+            np.clip(np.searchsorted(classes, y_true, sorter=order), 0, len(order) - 1)
+        ]
+    true_column = np.minimum(true_column, classes.shape[0] - 1)
     unseen = classes[true_column] != y_true
     if np.any(unseen):
         raise ValueError(
