@@ -4,8 +4,16 @@ Classifiers that may abstain, the metrics that judge them, and label-free
 estimates of how they perform after a distribution shift.
 """
 
-from . import metrics
+from . import confidence, metrics
+from ._plot import RiskCoverageDisplay
+from ._selective import SelectiveClassifier
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__", "metrics"]
+__all__ = [
+    "RiskCoverageDisplay",
+    "SelectiveClassifier",
+    "__version__",
+    "confidence",
+    "metrics",
+]

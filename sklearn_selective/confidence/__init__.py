@@ -1,0 +1,56 @@
+"""Confidence score functions (CSFs) and the model outputs they read.
+
+A CSF maps a classifier's output to one confidence per sample, higher meaning
+more confident. Probability-based CSFs read ``predict_proba`` ``(n, k)``,
+logit-based ones ``decision_function`` ``(n, k)`` or ``(n,)``, and ensemble
+CSFs the members' probabilities ``(m, n, k)``. Every CSF is available by name
+(:func:`get_confidence_function`), so the name can go in a ``GridSearchCV``
+grid; :func:`predict_with_confidence` fetches the right output from a fitted
+scikit-learn model.
+"""
+
+from ._functions import (
+    aleatoric_entropy,
+    energy,
+    ensemble_msp,
+    get_confidence_function,
+    get_confidence_function_names,
+    gini,
+    js_to_uniform,
+    l1_to_uniform,
+    l2_norm,
+    l2_to_uniform,
+    logit_pnorm,
+    margin,
+    max_logit,
+    msp,
+    mutual_information,
+    negative_entropy,
+    total_entropy,
+    variation_ratio,
+)
+from ._model_output import predict_with_confidence
+from ._temperature import fit_temperature_scaling
+
+__all__ = [
+    "aleatoric_entropy",
+    "energy",
+    "ensemble_msp",
+    "fit_temperature_scaling",
+    "get_confidence_function",
+    "get_confidence_function_names",
+    "gini",
+    "js_to_uniform",
+    "l1_to_uniform",
+    "l2_norm",
+    "l2_to_uniform",
+    "logit_pnorm",
+    "margin",
+    "max_logit",
+    "msp",
+    "mutual_information",
+    "negative_entropy",
+    "predict_with_confidence",
+    "total_entropy",
+    "variation_ratio",
+]

@@ -1,0 +1,210 @@
+"""The one place that turns a fitted classifier into predictions and confidences.
+
+Estimators, scorers and displays all call :func:`predict_with_confidence`, so
+which model output a CSF needs, how an ensemble's members are queried, and how
+the prediction is derived from the same output live here only.
+"""
+
+import numpy as np
+from sklearn.ensemble import BaseEnsemble, VotingClassifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.pipeline import Pipeline
+from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import HasMethods, validate_params
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._functions import get_confidence_function, model_output_of
+
+_OUTPUT_METHODS = {
+    "predict_proba": "predict_proba",
+    "decision_function": "decision_function",
+    "ensemble_proba": "predict_proba",
+}
+
+
+def _final_step(estimator, X=None):
+    """Unwrap ``FrozenEstimator`` and ``Pipeline``; transform ``X`` on the way."""
+    while True:
+        if isinstance(estimator, FrozenEstimator):
+            estimator = estimator.estimator
+        elif isinstance(estimator, Pipeline):
+            if X is not None:
+                X = estimator[:-1].transform(X)
+            estimator = estimator[-1]
+        else:
+            return estimator, X
+
+
+def _supports_ensemble(estimator):
+    final, _ = _final_step(estimator)
+    if isinstance(final, VotingClassifier):
+        return all(
+            hasattr(member, "predict_proba")
+            for _, member in final.estimators
+            if member != "drop"
+        )
+    if isinstance(final, BaseEnsemble) and hasattr(final, "estimator"):
+        template = final.estimator
+        if template is None:  # Bagging's default member
+            template = DecisionTreeClassifier()
+        return hasattr(template, "predict_proba")
+    return False
+
+
+def _default_csf(estimator):
+    if hasattr(estimator, "predict_proba"):
+        return "msp"
+    return "max_logit"
+
+
+def check_csf_supported(estimator, csf):
+    """Raise ``ValueError`` if ``estimator`` lacks the output ``csf`` needs.
+
+    Works before fitting, so that a meta-estimator fails fast in ``fit``.
+    """
+    output = model_output_of(csf)
+    if output == "ensemble_proba":
+        supported = _supports_ensemble(estimator)
+        needed = (
+            "an ensemble whose members have predict_proba (RandomForestClassifier, "
+            "ExtraTreesClassifier, BaggingClassifier, soft VotingClassifier, "
+            "possibly as the last step of a Pipeline)"
+        )
+    else:
+        supported = hasattr(estimator, _OUTPUT_METHODS[output])
+        needed = f"a {_OUTPUT_METHODS[output]} method"
+    if not supported:
+        alternative = "'msp'" if hasattr(estimator, "predict_proba") else "'max_logit'"
+        raise ValueError(
+            f"The confidence function {_name(csf)} needs {needed}, which "
+            f"{type(estimator).__name__} does not provide. Use a CSF that this "
+            f"estimator supports, such as {alternative}."
+        )
+
+
+def _name(csf):
+    return repr(csf) if isinstance(csf, str) else getattr(csf, "__name__", repr(csf))
+
+
+def _ensemble_proba(estimator, X):
+    """Member probabilities ``(m, n, k)`` and the ensemble's classes."""
+    final, X = _final_step(estimator, X)
+    check_is_fitted(final)
+    members = getattr(final, "estimators_", None)
+    if members is None or not all(hasattr(m, "predict_proba") for m in members):
+        raise ValueError(
+            f"{type(final).__name__} is not an ensemble of probabilistic "
+            "classifiers; ensemble CSFs need members with predict_proba."
+        )
+    classes = final.classes_
+    trees = all(isinstance(member, BaseDecisionTree) for member in members)
+    X = validate_data(
+        final,
+        X,
+        reset=False,
+        accept_sparse="csr",
+        dtype=np.float32 if trees else None,
+        ensure_all_finite=False,
+    )
+    features = getattr(final, "estimators_features_", None)
+    proba = np.zeros((len(members), X.shape[0], len(classes)))
+    for index, member in enumerate(members):
+        X_member = X if features is None else _safe_indexing(X, features[index], axis=1)
+        member_proba = member.predict_proba(X_member)
+        # Members are fitted on encoded labels and may have seen a subset.
+        columns = np.asarray(member.classes_).astype(np.intp)
+        proba[index][:, columns] = member_proba
+    return proba, classes
+
+
+def _model_output(estimator, X, output):
+    """The model output and the predictions derived from it (one inference)."""
+    if output == "ensemble_proba":
+        proba, classes = _ensemble_proba(estimator, X)
+        return proba, classes[proba.mean(axis=0).argmax(axis=1)]
+    values = np.asarray(getattr(estimator, _OUTPUT_METHODS[output])(X))
+    classes = estimator.classes_
+    if values.ndim == 1:  # binary decision function: positive class iff > 0
+        return values, classes[(values > 0).astype(np.intp)]
+    return values, classes[values.argmax(axis=1)]
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like", "sparse matrix"],
+        "csf": [str, callable, None],
+        "csf_params": [dict, None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def predict_with_confidence(estimator, X, csf=None, csf_params=None):
+    """Predictions and confidences of a fitted classifier, from one inference.
+
+    The model output the CSF needs (``predict_proba``, ``decision_function``
+    or the members' ``predict_proba`` of an ensemble) is computed once; the
+    prediction is the argmax of that same output (for a binary decision
+    function: the positive class iff ``d > 0``), so predictions and
+    confidences always agree.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        A scikit-learn classifier, ``Pipeline`` or ``FrozenEstimator``. A
+        fitted :class:`~sklearn_selective.SelectiveClassifier` with
+        ``csf=None`` uses its own CSF (its predictions without abstention).
+
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Input samples.
+
+    csf : str or callable, default=None
+        The confidence score function (see :func:`get_confidence_function`).
+        None selects ``"msp"`` for a classifier with ``predict_proba``, else
+        ``"max_logit"``.
+
+    csf_params : dict, default=None
+        Keyword arguments of the CSF, e.g. ``{"temperature": 2.0}``.
+
+    Returns
+    -------
+    y_pred : ndarray of shape (n_samples,)
+        Predicted labels (from ``estimator.classes_``).
+
+    confidence : ndarray of shape (n_samples,)
+        Float64 confidences; higher means more confident.
+
+    See Also
+    --------
+    get_confidence_function : The CSFs by name.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_selective.confidence import predict_with_confidence
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = LogisticRegression(max_iter=1000).fit(X, y)
+    >>> y_pred, confidence = predict_with_confidence(model, X[:3], csf="margin")
+    >>> y_pred
+    array([0, 0, 0])
+    >>> bool((confidence > 0.9).all())
+    True
+    """
+    if csf is None and hasattr(estimator, "_predict_with_confidence"):
+        return estimator._predict_with_confidence(X)
+    if csf is None:
+        csf = _default_csf(estimator)
+    check_csf_supported(estimator, csf)
+    function = get_confidence_function(csf)
+    values, y_pred = _model_output(estimator, X, model_output_of(csf))
+    confidence = np.asarray(function(values, **(csf_params or {})), dtype=np.float64)
+    if confidence.shape != (len(y_pred),) or not np.isfinite(confidence).all():
+        raise ValueError(
+            f"The confidence function {_name(csf)} must return one finite value "
+            f"per sample (shape ({len(y_pred)},)); it returned shape "
+            f"{confidence.shape}"
+            + ("" if np.isfinite(confidence).all() else " with NaN or infinity")
+            + "."
+        )
+    return y_pred, confidence
