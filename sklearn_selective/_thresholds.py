@@ -66,7 +66,7 @@ class _ValidationCurve(NamedTuple):
         )
 
 
-def _abstain_on_everything(reason, risk_bound=None):
+def _abstain_on_everything(reason, risk_bound=math.nan):
     warnings.warn(
         f"{reason} The classifier abstains on every sample (threshold_ = inf).",
         UserWarning,

@@ -1,0 +1,355 @@
+"""SelectiveClassifier: policies, guarantee, scikit-learn citizenship, bad input."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from sklearn import config_context
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.datasets import make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_selective import SelectiveClassifier
+
+
+# No expected failures: with ``reject_label=None`` (the default) ``predict``
+# returns the refitted model's labels, so even the sample-weight equivalence
+# check passes although the out-of-fold threshold depends on the CV splits.
+@parametrize_with_checks([SelectiveClassifier(LogisticRegression())])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        n_samples=3000,
+        n_features=10,
+        n_informative=5,
+        n_classes=3,
+        flip_y=0.1,
+        random_state=0,
+    )
+    return X[:2000], y[:2000], X[2000:], y[2000:]
+
+
+def _model():
+    return make_pipeline(StandardScaler(), LogisticRegression())
+
+
+# ------------------------------------------------------------------------------------
+# Policies
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("target", [0.5, 0.8, 0.95, 1.0])
+def test_target_coverage_on_validation_and_fresh_data(data, target):
+    X, y, X_new, _ = data
+    clf = SelectiveClassifier(_model(), target_coverage=target).fit(X, y)
+    assert clf.policy_ == "target_coverage"
+    assert clf.coverage_ >= target
+    assert clf.coverage_ - target < 2 / len(y)  # minimal: at most one sample more
+    assert abs(clf.predict_accept(X_new).mean() - target) < 0.05
+
+
+def test_default_policy_is_ninety_percent_coverage(data):
+    X, y, _, _ = data
+    clf = SelectiveClassifier(_model()).fit(X, y)
+    assert clf.policy_ == "target_coverage"
+    assert 0.9 <= clf.coverage_ < 0.9 + 2 / len(y)
+
+
+def test_target_risk_and_rejection_cost(data):
+    X, y, X_new, y_new = data
+    clf = SelectiveClassifier(_model(), target_risk=0.05).fit(X, y)
+    assert clf.policy_ == "target_risk"
+    assert clf.risk_ <= 0.05
+    accepted = clf.predict_accept(X_new)
+    assert 0 < accepted.mean() < 1
+    assert np.mean(clf.predict(X_new)[accepted] != y_new[accepted]) < 0.1
+
+    cheap = SelectiveClassifier(_model(), rejection_cost=0.05).fit(X, y)
+    dear = SelectiveClassifier(_model(), rejection_cost=0.6).fit(X, y)
+    assert cheap.policy_ == "rejection_cost"
+    assert cheap.coverage_ < dear.coverage_
+    # Rejecting costs 0.6: only the few lowest-confidence groups, whose
+    # validation error exceeds 0.6, are worth rejecting.
+    assert dear.coverage_ > 0.95
+
+
+def test_predictions_with_reject_label(data):
+    X, y, X_new, _ = data
+    clf = SelectiveClassifier(_model(), target_coverage=0.7, reject_label=-1).fit(X, y)
+    y_pred = clf.predict(X_new)
+    accepted = clf.predict_accept(X_new)
+    assert np.all(y_pred[~accepted] == -1)
+    np.testing.assert_array_equal(
+        y_pred[accepted], clf.estimator_.predict(X_new)[accepted]
+    )
+    np.testing.assert_array_equal(
+        accepted, clf.confidence_score(X_new) >= clf.threshold_
+    )
+    np.testing.assert_allclose(
+        clf.predict_proba(X_new), clf.estimator_.predict_proba(X_new)
+    )
+
+
+def test_string_labels_and_a_string_reject_label(data):
+    X, y, X_new, _ = data
+    names = np.array(["cat", "dog", "bird"])[y]
+    clf = SelectiveClassifier(
+        _model(), target_coverage=0.6, reject_label="abstain"
+    ).fit(X, names)
+    assert set(clf.classes_) == {"bird", "cat", "dog"}
+    y_pred = clf.predict(X_new)
+    assert set(np.unique(y_pred)) <= {"bird", "cat", "dog", "abstain"}
+    assert np.any(y_pred == "abstain")
+
+
+def test_binary_problem_with_a_decision_function_only_classifier():
+    X, y = make_classification(n_samples=600, random_state=1)
+    clf = SelectiveClassifier(LinearSVC(), csf="max_logit", target_coverage=0.8).fit(
+        X, y
+    )
+    assert clf.coverage_ >= 0.8
+    assert clf.predict_accept(X).dtype == bool
+    assert not hasattr(clf, "predict_proba")
+
+
+def test_reject_label_must_not_be_a_class(data):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match="reject_label=1 is one of the classes"):
+        SelectiveClassifier(_model(), reject_label=1).fit(X, y)
+
+
+# ------------------------------------------------------------------------------------
+# The guarantee
+# ------------------------------------------------------------------------------------
+class CalibratedCoin(ClassifierMixin, BaseEstimator):
+    """Predicts class 1 with probability p = 0.5 + x / 2 for a feature x in [0, 1].
+
+    With x uniform and y ~ Bernoulli(p), the MSP is p ~ U(0.5, 1) and the true
+    selective risk at threshold t is E[1 - p | p >= t] = (1 - t) / 2.
+    """
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = 1
+        return self
+
+    def predict_proba(self, X):
+        p = 0.5 + np.asarray(X)[:, 0] / 2
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X):
+        return np.ones(len(X), dtype=int)
+
+
+def _true_selective_risk(threshold):
+    return (1 - min(max(threshold, 0.5), 1.0)) / 2
+
+
+def _guarantee_violation_rate(n_repeats, n_validation, target, delta, seed):
+    rng = np.random.default_rng(seed)
+    model = FrozenEstimator(CalibratedCoin().fit(None, None))
+    violations = 0
+    for _ in range(n_repeats):
+        x = rng.random((n_validation, 1))
+        y = (rng.random(n_validation) < 0.5 + x[:, 0] / 2).astype(int)
+        clf = SelectiveClassifier(model, target_risk=target, delta=delta).fit(x, y)
+        if np.isfinite(clf.threshold_):  # else it abstains on everything
+            assert clf.risk_ <= clf.risk_bound_ < target
+        violations += _true_selective_risk(clf.threshold_) > target
+    return violations / n_repeats
+
+
+@pytest.mark.filterwarnings("ignore:No threshold certifies")
+def test_sgr_guarantee_holds_fast():
+    # 300 repetitions: the rate is <= delta up to 3 Monte Carlo standard errors.
+    delta = 0.1
+    rate = _guarantee_violation_rate(300, 500, target=0.1, delta=delta, seed=0)
+    assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 300)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:No threshold certifies")
+def test_sgr_guarantee_holds_slow():
+    delta = 0.2
+    rate = _guarantee_violation_rate(3000, 300, target=0.12, delta=delta, seed=1)
+    assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 3000)
+
+
+def test_guarantee_needs_the_certified_model_to_be_deployed(data):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match="holds only for the model"):
+        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="holds only for the model"):
+        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1, cv=0.3).fit(X, y)
+    clf = SelectiveClassifier(
+        _model(), target_risk=0.2, delta=0.1, cv=0.3, refit=False, random_state=0
+    ).fit(X, y)
+    assert clf.policy_ == "guaranteed_risk"
+    assert clf.risk_ <= clf.risk_bound_ < 0.2
+    fitted = _model().fit(X[:1000], y[:1000])
+    clf = SelectiveClassifier(FrozenEstimator(fitted), target_risk=0.2, delta=0.1).fit(
+        X[1000:], y[1000:]
+    )
+    assert clf.estimator_.estimator is fitted
+    assert clf.risk_bound_ < 0.2
+
+
+def test_guarantee_refuses_too_few_samples_and_weights(data):
+    X, y, _, _ = data
+    fitted = FrozenEstimator(_model().fit(X, y))
+    with pytest.raises(ValueError, match="cannot be certified from 20"):
+        SelectiveClassifier(fitted, target_risk=0.01, delta=0.05).fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match="sample_weight is not supported with delta"):
+        SelectiveClassifier(fitted, target_risk=0.1, delta=0.05).fit(
+            X, y, sample_weight=np.ones(len(y))
+        )
+
+
+# ------------------------------------------------------------------------------------
+# Validation data, reproducibility, composition
+# ------------------------------------------------------------------------------------
+def test_frozen_estimator_uses_all_data_for_validation(data):
+    X, y, X_new, y_new = data
+    fitted = _model().fit(X_new, y_new)
+    clf = SelectiveClassifier(FrozenEstimator(fitted), target_coverage=0.5).fit(X, y)
+    confidence = clf.confidence_score(X)
+    assert np.mean(confidence >= clf.threshold_) == pytest.approx(clf.coverage_)
+    assert clf.coverage_ >= 0.5
+
+
+@pytest.mark.parametrize("cv", [3, KFold(4, shuffle=True, random_state=0), 0.25])
+def test_identical_results_with_one_or_two_jobs(data, cv):
+    X, y, X_new, _ = data
+    fits = [
+        SelectiveClassifier(
+            _model(), target_coverage=0.8, cv=cv, n_jobs=n_jobs, random_state=0
+        ).fit(X, y)
+        for n_jobs in (1, 2)
+    ]
+    assert fits[0].threshold_ == fits[1].threshold_
+    np.testing.assert_array_equal(fits[0].predict(X_new), fits[1].predict(X_new))
+
+
+def test_reproducible_with_and_without_random_state(data):
+    X, y, _, _ = data
+    a = SelectiveClassifier(_model(), cv=0.3, random_state=3).fit(X, y)
+    b = SelectiveClassifier(_model(), cv=0.3, random_state=3).fit(X, y)
+    assert a.threshold_ == b.threshold_
+    # An integer cv is deterministic, so random_state is not needed.
+    a = SelectiveClassifier(_model(), cv=4).fit(X, y)
+    b = SelectiveClassifier(_model(), cv=4).fit(X, y)
+    assert a.threshold_ == b.threshold_
+
+
+def test_refit_false_keeps_the_single_split_model(data):
+    X, y, _, _ = data
+    clf = SelectiveClassifier(_model(), cv=0.3, refit=False, random_state=0).fit(X, y)
+    assert not np.allclose(clf.estimator_[-1].coef_, _model().fit(X, y)[-1].coef_)
+    with pytest.raises(ValueError, match="refit=False keeps the model of a single"):
+        SelectiveClassifier(_model(), cv=3, refit=False).fit(X, y)
+
+
+def test_params_clone_pickle_and_grid_search(data):
+    X, y, X_new, _ = data
+    clf = SelectiveClassifier(_model(), target_coverage=0.8)
+    assert clf.get_params()["estimator__logisticregression__C"] == 1.0
+    clf.set_params(estimator__logisticregression__C=0.1)
+    assert clone(clf).estimator[-1].C == 0.1
+    clf.fit(X, y)
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(restored.predict(X_new), clf.predict(X_new))
+    search = GridSearchCV(
+        clf, {"csf": ["msp", "margin"], "estimator__logisticregression__C": [0.1, 1]}
+    ).fit(X, y)
+    assert search.best_params_["csf"] in {"msp", "margin"}
+
+
+def test_selective_classifier_as_the_last_step_of_a_pipeline(data):
+    X, y, X_new, _ = data
+    pipeline = make_pipeline(
+        StandardScaler(), SelectiveClassifier(LogisticRegression(), reject_label=-1)
+    ).fit(X, y)
+    assert np.any(pipeline.predict(X_new) == -1)
+
+
+def test_html_repr_shows_the_inner_estimator():
+    html = SelectiveClassifier(_model())._repr_html_()
+    assert "LogisticRegression" in html and "StandardScaler" in html
+
+
+def test_sample_weight_reaches_the_inner_estimator(data):
+    X, y, _, _ = data
+    weights = np.where(y == 0, 5.0, 1.0)
+    weighted = SelectiveClassifier(LogisticRegression(), cv=3).fit(
+        X, y, sample_weight=weights
+    )
+    direct = LogisticRegression().fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(weighted.estimator_.coef_, direct.coef_)
+
+    with config_context(enable_metadata_routing=True):
+        inner = LogisticRegression().set_fit_request(sample_weight=True)
+        scaler = StandardScaler().set_fit_request(sample_weight=False)
+        routed = SelectiveClassifier(make_pipeline(scaler, inner), cv=3)
+        routed.fit(X, y, sample_weight=weights)
+    expected = make_pipeline(StandardScaler(), LogisticRegression()).fit(
+        X, y, logisticregression__sample_weight=weights
+    )
+    np.testing.assert_allclose(routed.estimator_[-1].coef_, expected[-1].coef_)
+
+
+def test_sample_weight_without_support_in_fit_warns(data):
+    X, y, _, _ = data
+    with pytest.warns(UserWarning, match="does not accept sample_weight"):
+        SelectiveClassifier(make_pipeline(StandardScaler(), GaussianNB())).fit(
+            X, y, sample_weight=np.ones(len(y))
+        )
+
+
+# ------------------------------------------------------------------------------------
+# Bad input
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"target_coverage": 0.0}, InvalidParameterError, "target_coverage"),
+        ({"target_coverage": 1.5}, InvalidParameterError, "target_coverage"),
+        ({"target_risk": 1.0}, InvalidParameterError, "target_risk"),
+        ({"target_risk": 0.1, "delta": 1.0}, InvalidParameterError, "delta"),
+        ({"target_risk": 0.1, "delta": 0.0}, InvalidParameterError, "delta"),
+        ({"rejection_cost": 0.0}, InvalidParameterError, "rejection_cost"),
+        (
+            {"target_coverage": 0.8, "target_risk": 0.1},
+            ValueError,
+            "Set exactly one threshold policy",
+        ),
+        ({"delta": 0.1}, ValueError, "needs target_risk"),
+        ({"target_coverage": 0.8, "delta": 0.1}, ValueError, "needs target_risk"),
+        ({"csf": "energy"}, ValueError, "decision_function"),
+    ],
+)
+def test_bad_parameters(data, params, error, match):
+    X, y, _, _ = data
+    with pytest.raises(error, match=match):
+        SelectiveClassifier(
+            make_pipeline(StandardScaler(), GaussianNB()), **params
+        ).fit(X, y)
+
+
+def test_unfitted_classifier_raises_not_fitted(data):
+    _, _, X_new, _ = data
+    clf = SelectiveClassifier(_model())
+    for method in ("predict", "predict_accept", "confidence_score", "predict_proba"):
+        with pytest.raises(NotFittedError):
+            getattr(clf, method)(X_new)
