@@ -257,6 +257,28 @@ def oracle_stats(losses, sample_weight):
     return GroupStats.from_samples(groups, losses, sample_weight)
 
 
+def e_aurc_from_stats(stats, oracle, estimator="harmonic"):
+    """AURC minus the oracle's AURC, clipped at 0 against rounding; batched."""
+    excess = aurc_from_stats(stats, estimator) - aurc_from_stats(oracle, estimator)
+    return np.maximum(excess, 0.0)
+
+
+def naurc_from_stats(stats, oracle, estimator="harmonic"):
+    """E-AURC over (random AURC - oracle AURC); ``nan`` where undefined; batched.
+
+    The denominator is zero exactly when every sample has the same loss; it can
+    also underflow to zero for losses that differ by less than the resolution.
+    """
+    oracle_value = aurc_from_stats(oracle, estimator)
+    excess = np.maximum(aurc_from_stats(stats, estimator) - oracle_value, 0.0)
+    random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
+    undefined = (np.count_nonzero(oracle.weight, axis=-1) < 2) | (
+        random_minus_oracle <= 0
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(undefined, np.nan, excess / random_minus_oracle)
+
+
 def descending_curve(stats):
     """Points of the risk-coverage curves at the distinct thresholds, most confident
     first, with zero-weight groups dropped.
@@ -273,33 +295,38 @@ def descending_curve(stats):
 def selective_risk_at_coverage_from_stats(stats, coverage):
     """Expected selective risk when a fraction ``coverage`` of the weight is accepted,
     most confident first, with the boundary tie group accepted in proportion.
+
+    Batched over the leading axes of ``stats``; zero-weight groups add nothing.
     """
-    weight = stats.weight[::-1]
-    loss = stats.loss[::-1]
-    accepted = coverage * weight.sum()
-    upto = np.cumsum(weight)
+    weight = stats.weight[..., ::-1]
+    loss = stats.loss[..., ::-1]
+    accepted = coverage * weight.sum(axis=-1, keepdims=True)
+    upto = np.cumsum(weight, axis=-1)
     below = upto - weight
     share = np.clip((accepted - below) / np.where(weight > 0, weight, 1.0), 0.0, 1.0)
     share[weight == 0] = 0.0
-    return float((share * loss).sum() / accepted)
+    return (share * loss).sum(axis=-1) / accepted[..., 0]
 
 
 def coverage_at_risk_from_stats(stats, risk):
-    """Largest coverage whose (tie-randomised) selective risk is ``<= risk``."""
-    keep = stats.weight > 0
-    weight = stats.weight[keep][::-1]
-    loss = stats.loss[keep][::-1]
-    total = weight.sum()
-    upto = np.cumsum(weight)
-    loss_upto = np.cumsum(loss)
+    """Largest coverage whose (tie-randomised) selective risk is ``<= risk``.
+
+    Batched over the leading axes of ``stats``; zero-weight groups are masked.
+    """
+    weight = stats.weight[..., ::-1]
+    loss = stats.loss[..., ::-1]
+    keep = weight > 0
+    total = weight.sum(axis=-1)
+    upto = np.cumsum(weight, axis=-1)
+    loss_upto = np.cumsum(loss, axis=-1)
     below, loss_below = upto - weight, loss_upto - loss
     # Inside a group the accepted weight t in (below, upto] has selective risk
     # (loss_below + (t - below) * m) / t with m the group's mean loss: monotone in t,
     # so the feasible t form an interval and its right end is found in closed form.
-    end_feasible = loss_upto <= risk * upto
-    start_feasible = (below > 0) & (loss_below <= risk * below)
-    mean_loss = loss / weight
+    end_feasible = keep & (loss_upto <= risk * upto)
+    start_feasible = keep & (below > 0) & (loss_below <= risk * below)
+    mean_loss = loss / np.where(keep, weight, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         crossing = (below * mean_loss - loss_below) / (mean_loss - risk)
     largest = np.where(end_feasible, upto, np.where(start_feasible, crossing, 0.0))
-    return float(np.clip(largest.max(), 0.0, total) / total)
+    return np.clip(largest.max(axis=-1), 0.0, total) / total

@@ -14,7 +14,9 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     descending_curve,
+    e_aurc_from_stats,
     group_ties,
+    naurc_from_stats,
     oracle_stats,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
@@ -315,12 +317,11 @@ def sele(
     return float(sele_from_stats(stats))
 
 
-def _aurc_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels, est):
+def _stats_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels):
     _, stats, losses, sample_weight = _group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    oracle = oracle_stats(losses, sample_weight)
-    return aurc_from_stats(stats, est), aurc_from_stats(oracle, est), oracle
+    return stats, oracle_stats(losses, sample_weight)
 
 
 @validate_params(
@@ -382,10 +383,10 @@ def e_aurc(
     >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
     0.0
     """
-    value, oracle, _ = _aurc_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
+    stats, oracle = _stats_and_oracle(
+        y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(max(value - oracle, 0.0))
+    return float(e_aurc_from_stats(stats, oracle, estimator))
 
 
 @validate_params(
@@ -445,21 +446,18 @@ def naurc(
     >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.4321
     """
-    value, oracle, oracle_groups = _aurc_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
+    stats, oracle = _stats_and_oracle(
+        y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    random_minus_oracle = oracle_groups.loss.sum() / oracle_groups.total_weight - oracle
-    # Zero exactly when every sample has the same loss; it can also underflow to
-    # zero for losses that differ by less than the float resolution.
-    if np.count_nonzero(oracle_groups.weight) < 2 or random_minus_oracle <= 0:
+    value = float(naurc_from_stats(stats, oracle, estimator))
+    if np.isnan(value):
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
             "is then as good as the oracle. Returning nan.",
             UndefinedMetricWarning,
             stacklevel=2,
         )
-        return float("nan")
-    return float(max(value - oracle, 0.0) / random_minus_oracle)
+    return value
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -582,7 +580,7 @@ def selective_risk_at_coverage(
     _, stats, _, _ = _group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return selective_risk_at_coverage_from_stats(stats, coverage)
+    return float(selective_risk_at_coverage_from_stats(stats, coverage))
 
 
 @validate_params(
@@ -648,4 +646,4 @@ def coverage_at_risk(
     _, stats, _, _ = _group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return coverage_at_risk_from_stats(stats, risk)
+    return float(coverage_at_risk_from_stats(stats, risk))
