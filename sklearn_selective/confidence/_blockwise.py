@@ -60,7 +60,7 @@ def check_probability_block(block, name="proba"):
             "Pass the output of predict_proba (or softmax your logits and use a "
             "logit-based CSF such as 'max_logit' on the raw values instead)."
         )
-    row_sums = block.sum(axis=-1)
+    row_sums = block @ np.ones(block.shape[-1])  # BLAS: much faster than sum
     if not np.all(np.abs(row_sums - 1) <= tol):
         worst = float(np.max(np.abs(row_sums - 1)))
         raise ValueError(
@@ -104,3 +104,19 @@ def apply_blockwise(kernel, array, check, *, row_axis=0, **params):
         check(block)
         out[rows] = kernel(block, **params)
     return out
+
+
+# Below this many classes, a maximum over columns beats numpy's row reduction,
+# which pays a per-row overhead on short rows.
+_COLUMNWISE_MAX_CLASSES = 16
+
+
+def row_max(values):
+    """Maximum over the last axis of a 2-d or 3-d block."""
+    n_classes = values.shape[-1]
+    if n_classes > _COLUMNWISE_MAX_CLASSES:
+        return values.max(axis=-1)
+    result = values[..., 0].copy()
+    for column in range(1, n_classes):
+        np.maximum(result, values[..., column], out=result)
+    return result

@@ -18,6 +18,7 @@ from ._blockwise import (
     apply_blockwise,
     check_finite_block,
     check_probability_block,
+    row_max,
 )
 
 _CONFIDENCE_FUNCTIONS = {}
@@ -90,7 +91,7 @@ def _margin_kernel(p):
     top = p.argmax(axis=1)
     others = p.copy()
     others[rows, top] = -np.inf
-    return p[rows, top] - others.max(axis=1)
+    return p[rows, top] - row_max(others)
 
 
 def _squared_norm(p):
@@ -116,7 +117,7 @@ def _js_to_uniform_kernel(p):
 
 def _logit_pnorm_kernel(z, p):
     centred = z - z.mean(axis=1, keepdims=True)
-    scale = np.abs(centred).max(axis=1)
+    scale = row_max(np.abs(centred))
     constant = scale == 0
     centred /= np.where(constant, 1, scale)[:, None]
     if p == np.inf:
@@ -125,11 +126,11 @@ def _logit_pnorm_kernel(z, p):
         norm = np.sqrt(_squared_norm(centred))
     else:
         norm = (np.abs(centred) ** p).sum(axis=1) ** (1 / p)
-    return np.where(constant, 0.0, centred.max(axis=1) / np.where(constant, 1, norm))
+    return np.where(constant, 0.0, row_max(centred) / np.where(constant, 1, norm))
 
 
 def _energy_kernel(z, temperature):
-    top = z.max(axis=1)
+    top = row_max(z)
     shifted = np.exp((z - top[:, None]) / temperature).sum(axis=1)
     return top + temperature * np.log(shifted)
 
@@ -138,7 +139,7 @@ def _variation_ratio_kernel(P):
     n_members, n_rows, n_classes = P.shape
     votes = P.argmax(axis=2) + n_classes * np.arange(n_rows)
     counts = np.bincount(votes.ravel(), minlength=n_rows * n_classes)
-    return counts.reshape(n_rows, n_classes).max(axis=1) / n_members
+    return row_max(counts.reshape(n_rows, n_classes)) / n_members
 
 
 def _ensemble_entropies(P):
@@ -215,7 +216,7 @@ def msp(proba):
         >>> msp([[0.7, 0.2, 0.1], [0.4, 0.4, 0.2]])
         array([0.7, 0.4])
     """
-    return _on_probabilities(lambda p: p.max(axis=1), proba)
+    return _on_probabilities(row_max, proba)
 
 
 @_register("predict_proba")
@@ -464,7 +465,7 @@ def max_logit(logits):
     >>> max_logit([-3.0, 1.0])
     array([1.5, 0.5])
     """
-    return _on_logits(lambda z: z.max(axis=1), logits)
+    return _on_logits(row_max, logits)
 
 
 @_register("decision_function")
@@ -596,7 +597,7 @@ def ensemble_msp(proba):
     >>> ensemble_msp(members)
     array([0.7])
     """
-    return _on_ensemble(lambda P: P.mean(axis=0).max(axis=1), proba)
+    return _on_ensemble(lambda P: row_max(P.mean(axis=0)), proba)
 
 
 @_register("ensemble_proba")

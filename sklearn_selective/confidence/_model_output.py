@@ -199,12 +199,42 @@ def predict_with_confidence(estimator, X, csf=None, csf_params=None):
     function = get_confidence_function(csf)
     values, y_pred = _model_output(estimator, X, model_output_of(csf))
     confidence = np.asarray(function(values, **(csf_params or {})), dtype=np.float64)
-    if confidence.shape != (len(y_pred),) or not np.isfinite(confidence).all():
+    _check_confidence_output(csf, confidence, len(y_pred))
+    return y_pred, confidence
+
+
+def predict_proba_with_confidence(estimator, X, csf=None, csf_params=None):
+    """Class probabilities and confidences, with one inference when possible.
+
+    For metrics such as the UQ-C-index that need the probabilities themselves.
+    A probability-based CSF is computed from the same ``predict_proba`` call;
+    another CSF needs a second inference. A ``SelectiveClassifier`` with
+    ``csf=None`` contributes its fitted model and its own CSF.
+    """
+    if csf is None and hasattr(estimator, "_confidence_source"):
+        estimator, csf, csf_params = estimator._confidence_source()
+    if csf is None:
+        csf = _default_csf(estimator)
+    if not hasattr(estimator, "predict_proba"):
+        raise ValueError(
+            f"{type(estimator).__name__} has no predict_proba; this metric needs "
+            "class probabilities."
+        )
+    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    if model_output_of(csf) == "predict_proba":
+        function = get_confidence_function(csf)
+        confidence = np.asarray(function(proba, **(csf_params or {})), np.float64)
+        _check_confidence_output(csf, confidence, proba.shape[0])
+        return proba, confidence
+    return proba, predict_with_confidence(estimator, X, csf, csf_params)[1]
+
+
+def _check_confidence_output(csf, confidence, n_samples):
+    if confidence.shape != (n_samples,) or not np.isfinite(confidence).all():
         raise ValueError(
             f"The confidence function {_name(csf)} must return one finite value "
-            f"per sample (shape ({len(y_pred)},)); it returned shape "
+            f"per sample (shape ({n_samples},)); it returned shape "
             f"{confidence.shape}"
             + ("" if np.isfinite(confidence).all() else " with NaN or infinity")
             + "."
         )
-    return y_pred, confidence
