@@ -13,6 +13,7 @@ from sklearn.base import (
     clone,
 )
 from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.model_selection import StratifiedShuffleSplit, check_cv
 from sklearn.utils import Bunch, _safe_indexing, column_or_1d, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
@@ -36,6 +37,7 @@ from sklearn.utils.validation import (
 from . import _thresholds
 from .confidence import predict_with_confidence
 from .confidence._model_output import check_csf_supported
+from .metrics import get_scorer, get_scorer_names
 from .metrics._validation import _check_sample_weight
 
 _POLICIES = {
@@ -140,6 +142,16 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seed of the split when ``cv`` is a float.
 
+    scoring : str or callable, default="neg_augrc"
+        What :meth:`score` returns, and so what ``GridSearchCV`` maximises
+        when it is given no ``scoring``: a name from
+        :func:`sklearn_selective.metrics.get_scorer_names` (evaluated with
+        this classifier's own CSF), any scikit-learn scorer name such as
+        ``"accuracy"``, or a callable ``scorer(estimator, X, y)``. The default,
+        the negated AUGRC, judges the predictions and the CSF ranking together
+        over all thresholds, as the AUGRC paper recommends for choosing a
+        model and a CSF; it does not depend on ``threshold_``.
+
     Attributes
     ----------
     estimator_ : estimator instance
@@ -230,6 +242,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "reject_label": "no_validation",
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "scoring": [str, callable],
     }
 
     def __init__(
@@ -247,6 +260,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         reject_label=None,
         n_jobs=None,
         random_state=None,
+        scoring="neg_augrc",
     ):
         self.estimator = estimator
         self.csf = csf
@@ -260,6 +274,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.reject_label = reject_label
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.scoring = scoring
 
     # ----------------------------------------------------------------------------
     # Checks of the parameters that depend on each other
@@ -438,6 +453,11 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------------------
     # Prediction
     # ----------------------------------------------------------------------------
+    def _confidence_source(self):
+        """The fitted model, CSF and CSF parameters behind the confidences."""
+        check_is_fitted(self, "threshold_")
+        return self.estimator_, self.csf, self.csf_params or {}
+
     def _predict_with_confidence(self, X):
         check_is_fitted(self, "threshold_")
         return predict_with_confidence(
@@ -502,6 +522,46 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         output = y_pred.astype(dtype)
         output[rejected] = self.reject_label
         return output
+
+    def score(self, X, y, sample_weight=None):
+        """Score the classifier on labelled data, by ``scoring``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test samples.
+
+        y : array-like of shape (n_samples,)
+            True labels; every label must be one of ``classes_``.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            Greater is better; by default ``-augrc`` of the classifier's
+            predictions (without abstention) and confidences on ``X``.
+        """
+        check_is_fitted(self, "threshold_")
+        y = column_or_1d(y)
+        unseen = ~np.isin(y, self.classes_)
+        if unseen.any():
+            raise ValueError(
+                f"y contains labels unseen at fit: {np.unique(y[unseen]).tolist()} "
+                f"(classes_ = {self.classes_.tolist()}). A selective risk is only "
+                "defined for classes the classifier can predict; remove those "
+                "samples or refit on data that contains them."
+            )
+        scorer = self.scoring
+        if isinstance(scorer, str):
+            if scorer in get_scorer_names():
+                scorer = get_scorer(scorer)
+            else:
+                scorer = sklearn_get_scorer(scorer)
+        if sample_weight is None:
+            return float(scorer(self, X, y))
+        return float(scorer(self, X, y, sample_weight=sample_weight))
 
     @available_if(
         _estimator_has("predict_proba", delegates=("estimator_", "estimator"))
