@@ -1,5 +1,7 @@
 """Bad input raises a clear error; the loss options behave as documented."""
 
+import inspect
+
 import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss, log_loss
@@ -16,10 +18,24 @@ from sklearn_selective.metrics import (
     uq_c_index,
 )
 
+
+def _is_metric(name):
+    """Public functions of the form metric(y_true, y_pred, confidence, ...)."""
+    obj = getattr(metrics, name)
+    if not inspect.isfunction(obj):
+        return False
+    return list(inspect.signature(obj).parameters)[:3] == [
+        "y_true",
+        "y_pred",
+        "confidence",
+    ]
+
+
 RISK_METRICS = [
     name
     for name in metrics.__all__
-    if name not in {"uq_c_index", "selective_risk_at_coverage", "coverage_at_risk"}
+    if _is_metric(name)
+    and name not in {"uq_c_index", "selective_risk_at_coverage", "coverage_at_risk"}
 ] + ["selective_risk_at_coverage", "coverage_at_risk"]
 WORKING_POINT_KWARGS = {
     "selective_risk_at_coverage": {"coverage": 0.5},

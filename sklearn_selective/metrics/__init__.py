@@ -6,6 +6,12 @@ Every metric follows the contract of the project's SPEC: accepted iff
 random order, sample weights as frequency weights.
 """
 
+from ._bootstrap import (
+    BootstrapResult,
+    ConfidenceComparisonResult,
+    bootstrap_metric,
+    compare_confidence_functions,
+)
 from ._ranking import uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
@@ -18,13 +24,29 @@ from ._risk_coverage import (
     sele,
     selective_risk_at_coverage,
 )
+from ._scorers import (
+    get_scorer,
+    get_scorer_names,
+    make_coverage_at_risk_scorer,
+    make_risk_at_coverage_scorer,
+    make_selective_scorer,
+)
 
 __all__ = [
+    "BootstrapResult",
+    "ConfidenceComparisonResult",
     "augrc",
     "aurc",
+    "bootstrap_metric",
+    "compare_confidence_functions",
     "coverage_at_risk",
     "e_aurc",
     "generalized_risk_coverage_curve",
+    "get_scorer",
+    "get_scorer_names",
+    "make_coverage_at_risk_scorer",
+    "make_risk_at_coverage_scorer",
+    "make_selective_scorer",
     "naurc",
     "risk_coverage_curve",
     "sele",

@@ -1,0 +1,812 @@
+"""Bootstrap intervals and the paired comparison of confidence score functions."""
+
+import itertools
+import time
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import ndtr
+from scipy.stats import bootstrap, wilcoxon
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.utils._param_validation import InvalidParameterError
+from test_public_functions import (
+    test_function_param_validation as check_param_validation,
+)
+
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    coverage_at_risk,
+    e_aurc,
+    naurc,
+    sele,
+    selective_risk_at_coverage,
+    uq_auc,
+    uq_c_index,
+)
+from sklearn_selective.metrics._bootstrap import (
+    _holm,
+    bootstrap_metric,
+    compare_confidence_functions,
+)
+
+METRICS = {
+    "aurc": aurc,
+    "aurc_log": partial(aurc, estimator="log"),
+    "sele": sele,
+    "e_aurc": e_aurc,
+    "naurc": naurc,
+    "augrc": augrc,
+    "uq_auc": uq_auc,
+    "uq_c_index": uq_c_index,
+    "selective_risk_at_coverage": partial(selective_risk_at_coverage, coverage=0.6),
+    "coverage_at_risk": partial(coverage_at_risk, risk=0.15),
+}
+
+
+def _split(name):
+    """Public metric, its string name and its keyword arguments."""
+    metric = METRICS[name]
+    if isinstance(metric, partial):
+        return metric.func, metric.func.__name__, metric.keywords
+    return metric, name, {}
+
+
+def _data(n=60, seed=0, n_classes=3, ties=True):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, n_classes, n)
+    correct = rng.random(n) < 0.75
+    y_pred = np.where(correct, y_true, (y_true + 1) % n_classes)
+    confidence = rng.random(n) + 0.4 * correct
+    if ties:
+        confidence = np.round(confidence, 1)
+    proba = rng.random((n, n_classes))
+    proba /= proba.sum(axis=1, keepdims=True)
+    return y_true, y_pred, confidence, proba
+
+
+def _second_argument(name, y_pred, proba):
+    return proba if name == "uq_c_index" else y_pred
+
+
+def _generic(metric):
+    """A different function object: ``bootstrap_metric`` takes the generic path."""
+
+    def wrapped(*args, **kwargs):
+        return metric(*args, **kwargs)
+
+    return wrapped
+
+
+def _quiet(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return func(*args, **kwargs)
+
+
+WEIGHTS = {
+    "none": lambda n, rng: None,
+    "integer": lambda n, rng: rng.integers(0, 4, n).astype(float),
+    "real": lambda n, rng: rng.random(n) * 2.0,
+}
+
+
+# --------------------------------------------------------------------------------------
+# The fast (count) path against the generic (index) path and the public metrics.
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_fast_path_equals_generic_path(name, weights, method):
+    metric, metric_name, kwargs = _split(name)
+    y_true, y_pred, confidence, proba = _data()
+    second = _second_argument(name, y_pred, proba)
+    sample_weight = WEIGHTS[weights](len(confidence), np.random.default_rng(1))
+    common = dict(
+        n_resamples=40,
+        method=method,
+        random_state=3,
+        sample_weight=sample_weight,
+        **kwargs,
+    )
+    fast = _quiet(bootstrap_metric, metric_name, y_true, second, confidence, **common)
+    generic = _quiet(
+        bootstrap_metric, _generic(metric), y_true, second, confidence, **common
+    )
+    assert fast.statistic == generic.statistic
+    assert isinstance(fast.statistic, float)
+    assert_allclose(
+        fast.bootstrap_distribution,
+        generic.bootstrap_distribution,
+        rtol=0,
+        atol=1e-12,
+        equal_nan=True,
+    )
+    assert_allclose(fast.confidence_interval, generic.confidence_interval, atol=1e-12)
+    assert_allclose(fast.standard_error, generic.standard_error, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_function_and_name_give_the_same_result(name):
+    metric, metric_name, kwargs = _split(name)
+    y_true, y_pred, confidence, proba = _data(seed=4)
+    second = _second_argument(name, y_pred, proba)
+    by_name = bootstrap_metric(
+        metric_name,
+        y_true,
+        second,
+        confidence,
+        n_resamples=30,
+        random_state=0,
+        **kwargs,
+    )
+    by_function = bootstrap_metric(
+        metric, y_true, second, confidence, n_resamples=30, random_state=0, **kwargs
+    )
+    assert_array_equal(
+        by_name.bootstrap_distribution, by_function.bootstrap_distribution
+    )
+
+
+@pytest.mark.parametrize("weights", ["none", "real"])
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_distribution_is_the_metric_weighted_by_bootstrap_counts(name, weights):
+    """Resample b is ``rng.integers(0, n, (n_resamples, n))[b]`` and its value is
+    the public metric with ``sample_weight = counts * sample_weight``."""
+    metric, metric_name, kwargs = _split(name)
+    y_true, y_pred, confidence, proba = _data(n=45, seed=2)
+    second = _second_argument(name, y_pred, proba)
+    n, n_resamples = len(confidence), 25
+    sample_weight = WEIGHTS[weights](n, np.random.default_rng(5))
+    result = _quiet(
+        bootstrap_metric,
+        metric_name,
+        y_true,
+        second,
+        confidence,
+        n_resamples=n_resamples,
+        random_state=np.random.default_rng(11),
+        sample_weight=sample_weight,
+        **kwargs,
+    )
+    indices = np.random.default_rng(11).integers(0, n, (n_resamples, n))
+    expected = []
+    for row in indices:
+        counts = np.bincount(row, minlength=n).astype(float)
+        weight = counts if sample_weight is None else counts * sample_weight
+        expected.append(
+            _quiet(metric, y_true, second, confidence, sample_weight=weight, **kwargs)
+        )
+    assert_allclose(result.bootstrap_distribution, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_a_loss_array_is_resampled_with_the_samples():
+    _, _, confidence, _ = _data(seed=6)
+    losses = np.random.default_rng(0).random(len(confidence)) ** 3
+    common = {"loss": losses, "n_resamples": 30, "random_state": 1}
+    fast = bootstrap_metric("aurc", None, None, confidence, **common)
+    generic = bootstrap_metric(_generic(aurc), None, None, confidence, **common)
+    assert_allclose(
+        fast.bootstrap_distribution, generic.bootstrap_distribution, atol=1e-12
+    )
+
+
+def test_callable_loss_is_evaluated_per_sample():
+    y_true, _, confidence, proba = _data(seed=8)
+
+    def squared_error(y_true, y_proba):
+        return (1.0 - y_proba[np.arange(len(y_true)), y_true]) ** 2
+
+    common = {"loss": squared_error, "n_resamples": 30, "random_state": 2}
+    fast = bootstrap_metric("augrc", y_true, proba, confidence, **common)
+    generic = bootstrap_metric(_generic(augrc), y_true, proba, confidence, **common)
+    assert_allclose(
+        fast.bootstrap_distribution, generic.bootstrap_distribution, atol=1e-12
+    )
+
+
+@st.composite
+def _resampling_problems(draw):
+    n = draw(st.integers(2, 25))
+    elements = st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(-5, 5, width=16))
+    confidence = np.array(draw(st.lists(elements, min_size=n, max_size=n)))
+    name = draw(
+        st.sampled_from(
+            [
+                "aurc",
+                "aurc_log",
+                "sele",
+                "e_aurc",
+                "naurc",
+                "augrc",
+                "uq_auc",
+                "selective_risk_at_coverage",
+                "coverage_at_risk",
+            ]
+        )
+    )
+    if name == "uq_auc" or draw(st.booleans()):
+        loss_values = st.sampled_from([0.0, 1.0])
+    else:
+        loss_values = st.floats(0, 3, width=16)
+    losses = np.array(draw(st.lists(loss_values, min_size=n, max_size=n)))
+    weight_kind = draw(st.sampled_from(["none", "integer", "real"]))
+    if weight_kind == "none":
+        sample_weight = None
+    else:
+        # Real weights stay above 1e-3: a weight below the float resolution of the
+        # cumulative weight makes _core's AURC weights 0/0 (on both paths alike).
+        values = (
+            st.integers(0, 3)
+            if weight_kind == "integer"
+            else st.one_of(st.just(0.0), st.floats(1e-3, 3))
+        )
+        sample_weight = np.array(
+            draw(st.lists(values, min_size=n, max_size=n)), dtype=float
+        )
+        assume(sample_weight.any())
+    seed = draw(st.integers(0, 2**32 - 1))
+    return name, confidence, losses, sample_weight, seed
+
+
+@settings(max_examples=60)
+@given(_resampling_problems())
+def test_fast_path_equals_generic_path_property(problem):
+    """Ties, zero weights, resamples of zero weight (nan) and any loss."""
+    name, confidence, losses, sample_weight, seed = problem
+    metric, metric_name, kwargs = _split(name)
+    common = dict(
+        loss=losses,
+        n_resamples=15,
+        random_state=seed,
+        sample_weight=sample_weight,
+        **kwargs,
+    )
+    fast = _quiet(bootstrap_metric, metric_name, None, None, confidence, **common)
+    generic = _quiet(
+        bootstrap_metric, _generic(metric), None, None, confidence, **common
+    )
+    assert_allclose(
+        fast.bootstrap_distribution,
+        generic.bootstrap_distribution,
+        rtol=1e-12,
+        atol=1e-12,
+        equal_nan=True,
+    )
+
+
+def test_resamples_without_weight_are_undefined():
+    """Only zero-weight samples drawn: nan on both paths, with one warning."""
+    confidence = np.array([0.1, 0.9])
+    common = {
+        "loss": [0.0, 1.0],
+        "sample_weight": [0.0, 1.0],
+        "n_resamples": 50,
+        "random_state": 0,
+    }
+    with pytest.warns(UndefinedMetricWarning, match=r"undefined \(nan\) on \d+ of 50"):
+        fast = bootstrap_metric("augrc", None, None, confidence, **common)
+    with pytest.warns(UndefinedMetricWarning):
+        generic = bootstrap_metric(_generic(augrc), None, None, confidence, **common)
+    indices = np.random.default_rng(0).integers(0, 2, (50, 2))
+    empty = (indices == 0).all(axis=1)
+    assert empty.any()
+    assert_array_equal(np.isnan(fast.bootstrap_distribution), empty)
+    assert_array_equal(np.isnan(generic.bootstrap_distribution), empty)
+
+
+# --------------------------------------------------------------------------------------
+# Intervals: the formulas of scipy.stats.bootstrap, reproducibility, undefined values.
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+@pytest.mark.parametrize("metric", [aurc, augrc, uq_auc])
+def test_same_resamples_and_interval_as_scipy(metric, method):
+    y_true, y_pred, confidence, _ = _data(n=50, seed=3, ties=False)
+
+    def statistic(y_true, y_pred, confidence):
+        return metric(y_true, y_pred, confidence)
+
+    reference = bootstrap(
+        (y_true, y_pred, confidence),
+        statistic,
+        n_resamples=300,
+        paired=True,
+        vectorized=False,
+        method=method,
+        confidence_level=0.9,
+        rng=np.random.default_rng(7),
+    )
+    result = bootstrap_metric(
+        metric,
+        y_true,
+        y_pred,
+        confidence,
+        n_resamples=300,
+        method=method,
+        confidence_level=0.9,
+        random_state=np.random.default_rng(7),
+    )
+    assert_allclose(
+        result.bootstrap_distribution, reference.bootstrap_distribution, atol=1e-12
+    )
+    assert_allclose(result.confidence_interval, reference.confidence_interval)
+    assert_allclose(result.standard_error, reference.standard_error)
+
+
+def test_interval_definitions():
+    y_true, y_pred, confidence, _ = _data(seed=9)
+    common = {"n_resamples": 200, "random_state": 0, "confidence_level": 0.8}
+    percentile = bootstrap_metric("augrc", y_true, y_pred, confidence, **common)
+    basic = bootstrap_metric(
+        "augrc", y_true, y_pred, confidence, method="basic", **common
+    )
+    distribution = percentile.bootstrap_distribution
+    low, high = np.quantile(distribution, [0.1, 0.9])
+    assert_allclose(percentile.confidence_interval, (low, high), rtol=1e-14)
+    assert percentile.confidence_interval.low == percentile.confidence_interval[0]
+    statistic = percentile.statistic
+    assert_allclose(
+        basic.confidence_interval, (2 * statistic - high, 2 * statistic - low)
+    )
+    assert percentile.standard_error == pytest.approx(np.std(distribution, ddof=1))
+    assert statistic == augrc(y_true, y_pred, confidence)
+
+
+def test_bca_levels_follow_efron():
+    """z0 from the share of resamples below the estimate, a from the jackknife."""
+    y_true, y_pred, confidence, _ = _data(n=30, seed=10, ties=False)
+    result = bootstrap_metric(
+        "aurc",
+        y_true,
+        y_pred,
+        confidence,
+        n_resamples=400,
+        method="BCa",
+        random_state=0,
+    )
+    theta = result.bootstrap_distribution
+    estimate = result.statistic
+    from scipy.special import ndtri
+
+    z0 = ndtri((np.sum(theta < estimate) + np.sum(theta <= estimate)) / (2 * 400))
+    jackknife = np.array(
+        [
+            aurc(np.delete(y_true, i), np.delete(y_pred, i), np.delete(confidence, i))
+            for i in range(30)
+        ]
+    )
+    u = jackknife.mean() - jackknife
+    acceleration = np.sum(u**3) / (6 * np.sum(u**2) ** 1.5)
+    z = ndtri(0.025)
+    levels = [
+        ndtr(z0 + (z0 + s * z) / (1 - acceleration * (z0 + s * z))) for s in (1, -1)
+    ]
+    assert_allclose(result.confidence_interval, np.quantile(theta, levels))
+
+
+def test_reproducible_and_seed_conventions():
+    y_true, y_pred, confidence, _ = _data(seed=12)
+    run = partial(bootstrap_metric, "aurc", y_true, y_pred, confidence, n_resamples=50)
+    first, second = run(random_state=4), run(random_state=4)
+    assert_array_equal(first.bootstrap_distribution, second.bootstrap_distribution)
+    assert first.confidence_interval == second.confidence_interval
+    generator = run(random_state=np.random.default_rng(4))
+    assert_array_equal(first.bootstrap_distribution, generator.bootstrap_distribution)
+    other = run(random_state=5)
+    assert not np.array_equal(
+        first.bootstrap_distribution, other.bootstrap_distribution
+    )
+    legacy = [run(random_state=np.random.RandomState(4)) for _ in range(2)]
+    assert_array_equal(
+        legacy[0].bootstrap_distribution, legacy[1].bootstrap_distribution
+    )
+    # A generator is advanced, so two calls in a row differ.
+    rng = np.random.default_rng(0)
+    assert not np.array_equal(
+        run(random_state=rng).bootstrap_distribution,
+        run(random_state=rng).bootstrap_distribution,
+    )
+
+
+def test_blocks_do_not_change_the_resamples(monkeypatch):
+    """Memory-bounded blocks draw the same stream as one big draw."""
+    import sklearn_selective.metrics._bootstrap as module
+
+    y_true, y_pred, confidence, _ = _data(n=40, seed=13)
+    run = partial(bootstrap_metric, "augrc", y_true, y_pred, confidence, n_resamples=37)
+    whole = run(random_state=0)
+    monkeypatch.setattr(module, "_BLOCK_ELEMENTS", 3 * 40 + 5)
+    blocked = run(random_state=0)
+    assert_array_equal(whole.bootstrap_distribution, blocked.bootstrap_distribution)
+    monkeypatch.setattr(module, "_BLOCK_ELEMENTS", 1)
+    assert_array_equal(
+        whole.bootstrap_distribution, run(random_state=0).bootstrap_distribution
+    )
+
+
+def test_n_jobs_does_not_change_the_result():
+    y_true, y_pred, confidence, _ = _data(seed=14)
+    metric = _generic(augrc)
+    run = partial(
+        bootstrap_metric,
+        metric,
+        y_true,
+        y_pred,
+        confidence,
+        n_resamples=40,
+        random_state=0,
+    )
+    serial, parallel = run(n_jobs=None), run(n_jobs=2)
+    assert_array_equal(serial.bootstrap_distribution, parallel.bootstrap_distribution)
+    fast = bootstrap_metric(
+        "augrc", y_true, y_pred, confidence, n_resamples=40, random_state=0, n_jobs=2
+    )
+    assert_allclose(
+        fast.bootstrap_distribution, serial.bootstrap_distribution, atol=1e-12
+    )
+
+
+def test_undefined_resamples_are_nan_and_left_out():
+    """uq_auc with a single failure: resamples without it are undefined."""
+    n, n_resamples = 30, 200
+    losses = np.zeros(n)
+    losses[0] = 1.0
+    confidence = np.linspace(0, 1, n)
+    with pytest.warns(UndefinedMetricWarning, match="nan"):
+        result = bootstrap_metric(
+            "uq_auc",
+            None,
+            None,
+            confidence,
+            loss=losses,
+            n_resamples=n_resamples,
+            random_state=0,
+        )
+    indices = np.random.default_rng(0).integers(0, n, (n_resamples, n))
+    undefined = ~(indices == 0).any(axis=1)
+    assert 0 < undefined.sum() < n_resamples
+    assert_array_equal(np.isnan(result.bootstrap_distribution), undefined)
+    defined = result.bootstrap_distribution[~undefined]
+    assert result.confidence_interval == tuple(np.quantile(defined, [0.025, 0.975]))
+    assert result.standard_error == np.std(defined, ddof=1)
+
+
+def test_metric_undefined_everywhere():
+    confidence = np.linspace(0, 1, 10)
+    with pytest.warns(UndefinedMetricWarning):
+        result = bootstrap_metric(
+            "uq_auc", None, None, confidence, loss=np.zeros(10), n_resamples=20
+        )
+    assert np.isnan(result.statistic)
+    assert np.isnan(result.bootstrap_distribution).all()
+    assert np.isnan(result.confidence_interval).all()
+    assert np.isnan(result.standard_error)
+
+
+def test_degenerate_bca_warns():
+    from scipy.stats import DegenerateDataWarning
+
+    confidence = np.linspace(0, 1, 10)
+    with pytest.warns(DegenerateDataWarning):
+        result = bootstrap_metric(
+            "augrc",
+            None,
+            None,
+            confidence,
+            loss=np.zeros(10),
+            n_resamples=20,
+            method="BCa",
+        )
+    assert np.isnan(result.confidence_interval).all()
+    assert result.standard_error == 0.0
+
+
+def _population_augrc(error_rate, shift):
+    """AUGRC of a binormal CSF: [AUGRC] Eq. 7 with UQ-AUC = Phi(shift / sqrt 2)."""
+    auc = ndtr(shift / np.sqrt(2.0))
+    accuracy = 1.0 - error_rate
+    return (1.0 - auc) * accuracy * error_rate + error_rate**2 / 2.0
+
+
+def test_percentile_interval_covers_the_population_augrc():
+    """Coverage of the 95 % percentile interval over 200 simulated test sets."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(2024)
+    error_rate, shift, n, n_datasets = 0.25, 1.0, 400, 200
+    truth = _population_augrc(error_rate, shift)
+    covered = 0
+    for _ in range(n_datasets):
+        losses = (rng.random(n) < error_rate).astype(float)
+        confidence = rng.normal(shift * (1.0 - losses), 1.0)
+        low, high = bootstrap_metric(
+            "augrc",
+            None,
+            None,
+            confidence,
+            loss=losses,
+            n_resamples=500,
+            random_state=rng,
+        ).confidence_interval
+        covered += low <= truth <= high
+    assert 0.9 <= covered / n_datasets <= 0.99
+    assert time.perf_counter() - start < 10
+
+
+# --------------------------------------------------------------------------------------
+# compare_confidence_functions
+# --------------------------------------------------------------------------------------
+def _csfs(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 2, n)
+    correct = rng.random(n) < 0.8
+    y_pred = np.where(correct, y_true, 1 - y_true)
+    confidences = {
+        "random": rng.random(n),
+        "oracle": correct + rng.random(n) * 0.1,
+        "good": rng.random(n) + 0.6 * correct,
+    }
+    return y_true, y_pred, confidences
+
+
+@pytest.mark.parametrize("metric", ["augrc", "aurc", "e_aurc", "uq_auc"])
+def test_comparison_ranks_the_oracle_first(metric):
+    y_true, y_pred, confidences = _csfs()
+    result = compare_confidence_functions(
+        y_true, y_pred, confidences, metric=metric, n_resamples=200, random_state=0
+    )
+    assert result.ranking == ["oracle", "good", "random"]
+    assert result.names == ["random", "oracle", "good"]
+    assert result.greater_is_better == (metric == "uq_auc")
+    assert result.p_values.shape == result.significant.shape == (3, 3)
+    assert result.significant.dtype == bool
+    assert np.isnan(np.diag(result.p_values)).all()
+    assert not np.diag(result.significant).any()
+    # oracle > good > random, all significantly; never the other way round.
+    expected = np.array([[0, 0, 0], [1, 0, 1], [1, 0, 0]], dtype=bool)
+    assert_array_equal(result.significant, expected)
+    assert result.mean_rank["oracle"] < result.mean_rank["good"]
+    assert result.mean_rank["good"] < result.mean_rank["random"]
+    assert sum(result.mean_rank.values()) == pytest.approx(6.0)
+    public = {"augrc": augrc, "aurc": aurc, "e_aurc": e_aurc, "uq_auc": uq_auc}[metric]
+    for name, scores in confidences.items():
+        assert result.statistic[name] == public(y_true, y_pred, scores)
+        low, high = result.confidence_interval[name]
+        assert low <= high
+    assert "ranking=['oracle', 'good', 'random']" in repr(result)
+    text = str(result)
+    positions = [text.index(f"  {name} ") for name in result.ranking]
+    assert positions == sorted(positions)
+
+
+def test_comparison_uses_paired_resamples():
+    """Every CSF sees the same resamples: column j is bootstrap_metric of CSF j."""
+    y_true, y_pred, confidences = _csfs(n=120, seed=1)
+    sample_weight = np.random.default_rng(0).random(120)
+    result = compare_confidence_functions(
+        y_true,
+        y_pred,
+        confidences,
+        metric="aurc",
+        n_resamples=60,
+        random_state=3,
+        sample_weight=sample_weight,
+        estimator="log",
+    )
+    assert result.bootstrap_distribution.shape == (60, 3)
+    for column, scores in enumerate(confidences.values()):
+        single = bootstrap_metric(
+            "aurc",
+            y_true,
+            y_pred,
+            scores,
+            n_resamples=60,
+            random_state=3,
+            sample_weight=sample_weight,
+            estimator="log",
+            confidence_level=0.95,
+        )
+        assert_array_equal(
+            result.bootstrap_distribution[:, column], single.bootstrap_distribution
+        )
+
+
+def _holm_transcription(p_values, alpha):
+    """Holm (1979), literally: step down through the sorted p-values."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for step, i in enumerate(order):
+        running = max(running, min(1.0, (m - step) * p_values[i]))
+        adjusted[i] = running
+    rejected = [False] * m
+    for step, i in enumerate(order):
+        if p_values[i] > alpha / (m - step):
+            break
+        rejected[i] = True
+    return np.array(adjusted), np.array(rejected)
+
+
+@given(
+    st.lists(
+        st.one_of(st.sampled_from([0.001, 0.01, 0.02, 0.5]), st.floats(0, 1)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_holm_matches_transcription(p_values):
+    adjusted, rejected = _holm_transcription(p_values, 0.05)
+    assert_allclose(_holm(p_values), adjusted, rtol=1e-15)
+    assert_array_equal(_holm(p_values) <= 0.05, rejected)
+
+
+@pytest.mark.parametrize("metric", ["augrc", "uq_auc"])
+def test_comparison_tests_match_scipy_and_holm(metric):
+    rng = np.random.default_rng(5)
+    n = 200
+    y_true = rng.integers(0, 2, n)
+    correct = rng.random(n) < 0.7
+    y_pred = np.where(correct, y_true, 1 - y_true)
+    # Close competitors, so that some comparisons are not significant.
+    confidences = {
+        f"csf{k}": rng.random(n) + (0.3 + 0.05 * k) * correct for k in range(4)
+    }
+    confidences["copy"] = confidences["csf0"] * 2.0  # same ranking as csf0
+    alpha = 0.05
+    result = compare_confidence_functions(
+        y_true,
+        y_pred,
+        confidences,
+        metric=metric,
+        n_resamples=80,
+        alpha=alpha,
+        random_state=0,
+    )
+    values = result.bootstrap_distribution
+    sign = -1.0 if metric == "uq_auc" else 1.0
+    pairs = list(itertools.permutations(range(5), 2))
+    raw = []
+    for i, j in pairs:
+        if np.all(values[:, i] == values[:, j]):
+            raw.append(1.0)
+        else:
+            raw.append(
+                wilcoxon(
+                    sign * values[:, i], sign * values[:, j], alternative="less"
+                ).pvalue
+            )
+    adjusted, rejected = _holm_transcription(raw, alpha)
+    for (i, j), p, reject in zip(pairs, adjusted, rejected, strict=True):
+        assert result.p_values[i, j] == pytest.approx(p, rel=1e-10)
+        assert result.significant[i, j] == reject
+    assert result.significant.any() and not result.significant.all()
+    copy, original = result.names.index("copy"), result.names.index("csf0")
+    assert result.p_values[copy, original] == result.p_values[original, copy] == 1.0
+    assert result.mean_rank["copy"] == result.mean_rank["csf0"]
+
+
+def test_comparison_with_probabilities_and_c_index():
+    y_true, _, confidence, proba = _data(n=150, seed=15, ties=False)
+    y_pred = proba.argmax(axis=1)
+    gap = 1.0 - proba[np.arange(150), y_true]
+    result = compare_confidence_functions(
+        y_true,
+        proba,
+        {"msp": proba.max(axis=1), "oracle": -gap, "noise": confidence},
+        metric=uq_c_index,
+        n_resamples=40,
+        random_state=0,
+    )
+    assert result.ranking[0] == "oracle"
+    assert result.statistic["oracle"] == 1.0
+    assert result.metric == "uq_c_index"
+    assert result.greater_is_better
+    del y_pred
+
+
+def test_comparison_leaves_out_undefined_resamples():
+    n = 25
+    losses = np.zeros(n)
+    losses[3] = 1.0
+    rng = np.random.default_rng(0)
+    confidences = {"a": rng.random(n), "b": rng.random(n)}
+    with pytest.warns(UndefinedMetricWarning, match="resamples"):
+        result = compare_confidence_functions(
+            None,
+            None,
+            confidences,
+            metric="uq_auc",
+            loss=losses,
+            n_resamples=50,
+            random_state=0,
+        )
+    undefined = np.isnan(result.bootstrap_distribution)
+    assert undefined.any()
+    assert_array_equal(undefined[:, 0], undefined[:, 1])
+    assert np.isfinite(list(result.mean_rank.values())).all()
+
+
+def test_comparison_with_every_resample_undefined():
+    confidences = {"a": np.linspace(0, 1, 8), "b": np.linspace(1, 0, 8)}
+    with pytest.warns(UndefinedMetricWarning):
+        result = compare_confidence_functions(
+            None, None, confidences, metric="uq_auc", loss=np.zeros(8), n_resamples=5
+        )
+    assert np.isnan(list(result.mean_rank.values())).all()
+    assert_array_equal(result.p_values[[0, 1], [1, 0]], [1.0, 1.0])
+    assert not result.significant.any()
+
+
+# --------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "func", [bootstrap_metric, compare_confidence_functions], ids=lambda f: f.__name__
+)
+def test_param_validation(func):
+    check_param_validation(f"sklearn_selective.metrics.{func.__name__}", func)
+
+
+def test_bootstrap_metric_errors():
+    y_true, y_pred, confidence, _ = _data(n=20)
+    with pytest.raises(InvalidParameterError, match="metric"):
+        bootstrap_metric("accuracy", y_true, y_pred, confidence)
+    with pytest.raises(InvalidParameterError, match="n_resamples"):
+        bootstrap_metric("aurc", y_true, y_pred, confidence, n_resamples=0)
+    with pytest.raises(InvalidParameterError, match="confidence_level"):
+        bootstrap_metric("aurc", y_true, y_pred, confidence, confidence_level=1.0)
+    with pytest.raises(InvalidParameterError, match="method"):
+        bootstrap_metric("aurc", y_true, y_pred, confidence, method="studentized")
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        bootstrap_metric("aurc", [1], [1], [0.5])
+    with pytest.raises(ValueError, match="y_pred must have one entry per sample"):
+        bootstrap_metric("aurc", y_true, y_pred[:-1], confidence)
+    with pytest.raises(ValueError, match="sample_weight"):
+        bootstrap_metric("aurc", y_true, y_pred, confidence, sample_weight=[1.0] * 3)
+    with pytest.raises(ValueError, match="loss must have one entry per sample"):
+        bootstrap_metric(
+            lambda y_true, y_pred, confidence, loss: np.mean(loss),
+            None,
+            None,
+            confidence,
+            loss=[0.0, 1.0],
+        )
+    with pytest.raises(ValueError, match="non-negative"):
+        bootstrap_metric("aurc", None, None, confidence, loss=-np.ones(20))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        bootstrap_metric("augrc", y_true, y_pred, confidence, estimator="log")
+    with pytest.raises(InvalidParameterError, match="estimator"):
+        bootstrap_metric("aurc", y_true, y_pred, confidence, estimator="exact")
+
+
+def test_compare_errors():
+    y_true, y_pred, confidences = _csfs(n=50)
+    with pytest.raises(ValueError, match="at least two"):
+        compare_confidence_functions(y_true, y_pred, {"a": confidences["good"]})
+    with pytest.raises(ValueError, match="one score per sample"):
+        compare_confidence_functions(
+            y_true, y_pred, {"a": confidences["good"], "b": confidences["good"][:-1]}
+        )
+    for metric in (_generic(augrc), partial(augrc, loss="zero_one")):
+        with pytest.raises(ValueError, match="scalar metrics"):
+            compare_confidence_functions(y_true, y_pred, confidences, metric=metric)
+    with pytest.raises(InvalidParameterError, match="metric"):
+        compare_confidence_functions(y_true, y_pred, confidences, metric="accuracy")
+    with pytest.raises(InvalidParameterError, match="confidences"):
+        compare_confidence_functions(y_true, y_pred, [confidences["good"]] * 2)
+    with pytest.raises(InvalidParameterError, match="alpha"):
+        compare_confidence_functions(y_true, y_pred, confidences, alpha=0.0)
+    proba = np.column_stack([1 - confidences["good"] / 2, confidences["good"] / 2])
+    with pytest.raises(ValueError, match="uq_c_index has no loss"):
+        compare_confidence_functions(
+            y_true, proba, confidences, metric="uq_c_index", loss="brier"
+        )
+    with pytest.raises(ValueError, match="confidence"):
+        compare_confidence_functions(
+            y_true, y_pred, {**confidences, "bad": np.full(50, np.nan)}
+        )
