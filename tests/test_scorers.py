@@ -294,3 +294,34 @@ def test_score_accepts_other_scorings(data):
     assert clf.score(X_test, y_test) == np.mean(clf.predict(X_test) == y_test)
     clf.set_params(scoring="uq_auc")
     assert 0.5 < clf.score(X_test, y_test) <= 1
+
+
+def test_dask_backend_gives_the_same_search(data):
+    distributed = pytest.importorskip("distributed")
+    from joblib import parallel_config
+
+    X, y, _, _ = data
+    grid = {"csf": ["msp", "margin"], "estimator__logisticregression__C": [0.1, 1]}
+
+    def search():
+        return GridSearchCV(
+            SelectiveClassifier(_model(), cv=3),
+            grid,
+            scoring=get_scorer("neg_augrc"),
+            cv=3,
+            n_jobs=2,
+        )
+
+    local = search().fit(X, y)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+        parallel_config(backend="dask"),
+    ):
+        remote = search().fit(X, y)
+    assert remote.best_params_ == local.best_params_
+    np.testing.assert_array_equal(
+        remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"]
+    )
