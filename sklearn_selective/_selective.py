@@ -1,7 +1,5 @@
 """SelectiveClassifier: a classifier that abstains below a fitted confidence."""
 
-import warnings
-from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,31 +8,20 @@ from sklearn.base import (
     ClassifierMixin,
     MetaEstimatorMixin,
     _fit_context,
-    clone,
 )
-from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import get_scorer as sklearn_get_scorer
-from sklearn.model_selection import StratifiedShuffleSplit, check_cv
-from sklearn.utils import Bunch, _safe_indexing, column_or_1d, get_tags
+from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
-from sklearn.utils._repr_html.estimator import _VisualBlock
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    _routing_enabled,
-    process_routing,
-)
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
-    _check_method_params,
     _estimator_has,
     check_is_fitted,
     indexable,
 )
 
 from . import _thresholds
+from ._held_out import HeldOutScoresMixin
 from .confidence import predict_with_confidence
 from .confidence._model_output import check_csf_supported
 from .metrics import get_scorer, get_scorer_names
@@ -49,17 +36,9 @@ _POLICIES = {
 _DEFAULT_TARGET_COVERAGE = 0.9
 
 
-def _fit_and_predict(estimator, X, y, train, test, fit_params, csf, csf_params):
-    """Fit on ``train``; predictions and confidences on ``test`` (one inference)."""
-    fit_params = _check_method_params(X, params=fit_params, indices=train)
-    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    y_pred, confidence = predict_with_confidence(
-        estimator, _safe_indexing(X, test), csf, csf_params
-    )
-    return estimator, y_pred, confidence
-
-
-class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SelectiveClassifier(
+    HeldOutScoresMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+):
     """Classifier that abstains when its confidence is below a fitted threshold.
 
     The wrapped classifier (or :class:`~sklearn.pipeline.Pipeline`) predicts as
@@ -229,6 +208,8 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     0.69
     """
 
+    _fitted_attribute = "threshold_"
+
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"])],
         "csf": [str, callable],
@@ -311,15 +292,9 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ((name, value),) = given.items()
         return name, {name: value}
 
-    def _splitter(self, y):
-        if isinstance(self.cv, Real) and not isinstance(self.cv, Integral):
-            return StratifiedShuffleSplit(
-                n_splits=1, test_size=self.cv, random_state=self.random_state
-            )
-        return check_cv(self.cv, y, classifier=True)
-
-    def _check_guarantee_is_for_the_deployed_model(self, frozen, n_splits):
-        if frozen or (not self.refit and n_splits == 1):
+    def _check_guarantee_is_for_the_deployed_model(self, n_splits):
+        """``n_splits`` is 0 for a FrozenEstimator (no split, nothing refitted)."""
+        if n_splits == 0 or (not self.refit and n_splits == 1):
             return
         raise ValueError(
             "A risk guarantee (delta) holds only for the model whose validation "
@@ -328,27 +303,6 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "single split with refit=False, e.g. cv=0.3, refit=False (fit on 70% of "
             "the data, certify on the other 30%)."
         )
-
-    def _fit_params(self, sample_weight, fit_params):
-        """Route ``sample_weight`` and ``fit_params`` as CalibratedClassifierCV does."""
-        if _routing_enabled():
-            return process_routing(
-                self, "fit", sample_weight=sample_weight, **fit_params
-            )
-        estimator = self.estimator
-        fit_params = dict(fit_params)
-        if sample_weight is not None and not isinstance(estimator, FrozenEstimator):
-            if "sample_weight" in signature(estimator.fit).parameters:
-                fit_params["sample_weight"] = sample_weight
-            else:
-                warnings.warn(
-                    f"{type(estimator).__name__}.fit does not accept sample_weight: "
-                    "the weights are used for the threshold only. Enable metadata "
-                    "routing to pass them to a step of a Pipeline.",
-                    UserWarning,
-                    stacklevel=3,
-                )
-        return Bunch(estimator=Bunch(fit=fit_params), splitter=Bunch(split={}))
 
     # ----------------------------------------------------------------------------
     # Fit
@@ -392,46 +346,16 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         routed = self._fit_params(sample_weight, fit_params)
 
-        frozen = isinstance(self.estimator, FrozenEstimator)
-        if frozen:
-            self.estimator_ = self.estimator
-            y_pred, confidence = predict_with_confidence(
-                self.estimator_, X, self.csf, csf_params
-            )
-            validation = np.arange(y.shape[0])
-        else:
-            splits = list(self._splitter(y).split(X, y, **routed.splitter.split))
+        def check_guarantee(n_splits):
             if policy == "guaranteed_risk":
-                self._check_guarantee_is_for_the_deployed_model(False, len(splits))
-            if not self.refit and len(splits) > 1:
-                raise ValueError(
-                    "refit=False keeps the model of a single split, but cv has "
-                    f"{len(splits)} splits; use cv=<float in (0, 1)> or refit=True."
-                )
-            folds = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_and_predict)(
-                    clone(self.estimator),
-                    X,
-                    y,
-                    train,
-                    test,
-                    routed.estimator.fit,
-                    self.csf,
-                    csf_params,
-                )
-                for train, test in splits
-            )
-            validation = np.concatenate([test for _, test in splits])
-            y_pred = np.concatenate([fold[1] for fold in folds])
-            confidence = np.concatenate([fold[2] for fold in folds])
-            if self.refit:
-                self.estimator_ = clone(self.estimator).fit(
-                    X, y, **routed.estimator.fit
-                )
-            else:
-                self.estimator_ = folds[0][0]
-        if policy == "guaranteed_risk" and frozen:
-            self._check_guarantee_is_for_the_deployed_model(True, 1)
+                self._check_guarantee_is_for_the_deployed_model(n_splits)
+
+        held_out = self._fit_held_out(
+            X, y, routed, self.csf, csf_params, before_fit=check_guarantee
+        )
+        self.estimator_ = held_out.estimator
+        y_pred, confidence = held_out.y_pred, held_out.confidence
+        validation = held_out.indices
 
         self.classes_ = self.estimator_.classes_
         if self.reject_label is not None and np.isin(self.reject_label, self.classes_):
@@ -619,57 +543,3 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "threshold_")
         return self.estimator_.decision_function(X)
-
-    @property
-    def n_features_in_(self):
-        """Number of features seen during fit."""
-        check_is_fitted(self, "threshold_")
-        return self.estimator_.n_features_in_
-
-    @property
-    def feature_names_in_(self):
-        """Names of the features seen during fit."""
-        check_is_fitted(self, "threshold_")
-        return self.estimator_.feature_names_in_
-
-    # ----------------------------------------------------------------------------
-    # scikit-learn plumbing
-    # ----------------------------------------------------------------------------
-    def get_metadata_routing(self):
-        """Get metadata routing of this object.
-
-        Returns
-        -------
-        routing : MetadataRouter
-            Routes ``fit``'s metadata to the classifier's ``fit`` and the
-            splitter's ``split``.
-        """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-            .add(
-                splitter=self.cv
-                if self.cv is not None and hasattr(self.cv, "split")
-                else check_cv(self.cv if isinstance(self.cv, Integral) else None),
-                method_mapping=MethodMapping().add(caller="fit", callee="split"),
-            )
-        )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        return tags
-
-    def _sk_visual_block_(self):
-        estimator = getattr(self, "estimator_", self.estimator)
-        return _VisualBlock(
-            "serial",
-            [estimator],
-            names=[type(estimator).__name__],
-            name_details=[str(estimator)],
-            dash_wrapped=False,
-        )

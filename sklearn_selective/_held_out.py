@@ -1,0 +1,180 @@
+"""Held-out predictions for meta-estimators that learn from validation scores.
+
+``SelectiveClassifier`` (an abstention threshold) and the accuracy estimators
+(an ATC threshold, source confidences) share one rule for where their
+validation scores come from: out-of-fold predictions over ``cv``, or all of
+``fit``'s data for a ``FrozenEstimator``; the same metadata routing; the same
+delegation of ``n_features_in_`` and the HTML repr to the inner estimator.
+"""
+
+import warnings
+from inspect import signature
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import StratifiedShuffleSplit, check_cv
+from sklearn.utils import Bunch, _safe_indexing, get_tags
+from sklearn.utils._repr_html.estimator import _VisualBlock
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _routing_enabled,
+    process_routing,
+)
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import _check_method_params, check_is_fitted
+
+from .confidence import predict_with_confidence
+
+
+def _fit_and_predict(estimator, X, y, train, test, fit_params, csf, csf_params):
+    """Fit on ``train``; predictions and confidences on ``test`` (one inference)."""
+    fit_params = _check_method_params(X, params=fit_params, indices=train)
+    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
+    y_pred, confidence = predict_with_confidence(
+        estimator, _safe_indexing(X, test), csf, csf_params
+    )
+    return estimator, y_pred, confidence
+
+
+class HeldOutScoresMixin:
+    """Fit an inner classifier and collect its held-out predictions.
+
+    Needs the parameters ``estimator``, ``cv``, ``refit``, ``n_jobs`` and
+    ``random_state``, and a fitted attribute named by ``_fitted_attribute``.
+    """
+
+    _fitted_attribute = "estimator_"
+
+    def _splitter(self, y):
+        if isinstance(self.cv, Real) and not isinstance(self.cv, Integral):
+            return StratifiedShuffleSplit(
+                n_splits=1, test_size=self.cv, random_state=self.random_state
+            )
+        return check_cv(self.cv, y, classifier=True)
+
+    def _fit_params(self, sample_weight, fit_params):
+        """Route ``sample_weight`` and ``fit_params`` as CalibratedClassifierCV does."""
+        if _routing_enabled():
+            return process_routing(
+                self, "fit", sample_weight=sample_weight, **fit_params
+            )
+        estimator = self.estimator
+        fit_params = dict(fit_params)
+        if sample_weight is not None and not isinstance(estimator, FrozenEstimator):
+            if "sample_weight" in signature(estimator.fit).parameters:
+                fit_params["sample_weight"] = sample_weight
+            else:
+                warnings.warn(
+                    f"{type(estimator).__name__}.fit does not accept sample_weight: "
+                    "the weights are used for the validation scores only. Enable "
+                    "metadata routing to pass them to a step of a Pipeline.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+        return Bunch(estimator=Bunch(fit=fit_params), splitter=Bunch(split={}))
+
+    def _fit_held_out(self, X, y, routed, csf, csf_params, before_fit=None):
+        """The deployed model and held-out predictions and confidences.
+
+        Returns a Bunch with ``estimator`` (the model to deploy), ``indices``
+        (of the held-out samples, in the order of the other arrays), ``y_pred``
+        and ``confidence``. ``before_fit(n_splits)`` may veto the split before
+        anything is fitted (``n_splits`` is 0 for a ``FrozenEstimator``).
+        """
+        if isinstance(self.estimator, FrozenEstimator):
+            if before_fit is not None:
+                before_fit(0)
+            y_pred, confidence = predict_with_confidence(
+                self.estimator, X, csf, csf_params
+            )
+            return Bunch(
+                estimator=self.estimator,
+                indices=np.arange(y.shape[0]),
+                y_pred=y_pred,
+                confidence=confidence,
+            )
+        splits = list(self._splitter(y).split(X, y, **routed.splitter.split))
+        if before_fit is not None:
+            before_fit(len(splits))
+        if not self.refit and len(splits) > 1:
+            raise ValueError(
+                "refit=False keeps the model of a single split, but cv has "
+                f"{len(splits)} splits; use cv=<float in (0, 1)> or refit=True."
+            )
+        folds = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_and_predict)(
+                clone(self.estimator),
+                X,
+                y,
+                train,
+                test,
+                routed.estimator.fit,
+                csf,
+                csf_params,
+            )
+            for train, test in splits
+        )
+        if self.refit:
+            estimator = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+        else:
+            estimator = folds[0][0]
+        return Bunch(
+            estimator=estimator,
+            indices=np.concatenate([test for _, test in splits]),
+            y_pred=np.concatenate([fold[1] for fold in folds]),
+            confidence=np.concatenate([fold[2] for fold in folds]),
+        )
+
+    @property
+    def n_features_in_(self):
+        """Number of features seen during fit."""
+        check_is_fitted(self, self._fitted_attribute)
+        return self.estimator_.n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        """Names of the features seen during fit."""
+        check_is_fitted(self, self._fitted_attribute)
+        return self.estimator_.feature_names_in_
+
+    def get_metadata_routing(self):
+        """Get metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            Routes ``fit``'s metadata to the classifier's ``fit`` and the
+            splitter's ``split``.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+            .add(
+                splitter=self.cv
+                if self.cv is not None and hasattr(self.cv, "split")
+                else check_cv(self.cv if isinstance(self.cv, Integral) else None),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        return tags
+
+    def _sk_visual_block_(self):
+        estimator = getattr(self, "estimator_", self.estimator)
+        return _VisualBlock(
+            "serial",
+            [estimator],
+            names=[type(estimator).__name__],
+            name_details=[str(estimator)],
+            dash_wrapped=False,
+        )
