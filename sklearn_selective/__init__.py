@@ -5,15 +5,29 @@ estimates of how they perform after a distribution shift.
 """
 
 from . import confidence, metrics
+from ._accuracy import (
+    ATCEstimator,
+    AverageConfidenceEstimator,
+    DoCEstimator,
+    atc_accuracy,
+    average_confidence_accuracy,
+    doc_accuracy,
+)
 from ._plot import RiskCoverageDisplay
 from ._selective import SelectiveClassifier
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "ATCEstimator",
+    "AverageConfidenceEstimator",
+    "DoCEstimator",
     "RiskCoverageDisplay",
     "SelectiveClassifier",
     "__version__",
+    "atc_accuracy",
+    "average_confidence_accuracy",
     "confidence",
+    "doc_accuracy",
     "metrics",
 ]

@@ -76,22 +76,25 @@ class HeldOutScoresMixin:
                 )
         return Bunch(estimator=Bunch(fit=fit_params), splitter=Bunch(split={}))
 
-    def _fit_held_out(self, X, y, routed, csf, csf_params, before_fit=None):
+    def _fit_held_out(
+        self, X, y, routed, csf, csf_params, before_fit=None, estimator=None
+    ):
         """The deployed model and held-out predictions and confidences.
 
         Returns a Bunch with ``estimator`` (the model to deploy), ``indices``
         (of the held-out samples, in the order of the other arrays), ``y_pred``
         and ``confidence``. ``before_fit(n_splits)`` may veto the split before
         anything is fitted (``n_splits`` is 0 for a ``FrozenEstimator``).
+        ``estimator`` replaces ``self.estimator`` (e.g. a calibrated wrapper).
         """
-        if isinstance(self.estimator, FrozenEstimator):
+        if estimator is None:
+            estimator = self.estimator
+        if isinstance(estimator, FrozenEstimator):
             if before_fit is not None:
                 before_fit(0)
-            y_pred, confidence = predict_with_confidence(
-                self.estimator, X, csf, csf_params
-            )
+            y_pred, confidence = predict_with_confidence(estimator, X, csf, csf_params)
             return Bunch(
-                estimator=self.estimator,
+                estimator=estimator,
                 indices=np.arange(y.shape[0]),
                 y_pred=y_pred,
                 confidence=confidence,
@@ -106,7 +109,7 @@ class HeldOutScoresMixin:
             )
         folds = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_and_predict)(
-                clone(self.estimator),
+                clone(estimator),
                 X,
                 y,
                 train,
@@ -118,7 +121,7 @@ class HeldOutScoresMixin:
             for train, test in splits
         )
         if self.refit:
-            estimator = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+            estimator = clone(estimator).fit(X, y, **routed.estimator.fit)
         else:
             estimator = folds[0][0]
         return Bunch(

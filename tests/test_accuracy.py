@@ -1,0 +1,363 @@
+"""Label-free accuracy estimation: ATC against Eq. 1-3, theorems, baselines."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_selective import (
+    ATCEstimator,
+    AverageConfidenceEstimator,
+    DoCEstimator,
+    atc_accuracy,
+    average_confidence_accuracy,
+    doc_accuracy,
+)
+from sklearn_selective.confidence import (
+    get_confidence_function,
+    get_confidence_function_names,
+)
+
+
+# ----------------------------------------------------------------------------
+# Direct transcription of [ATC] Eq. 1-3, one candidate threshold at a time
+# ----------------------------------------------------------------------------
+def _reference_atc(scores, correct, target_scores, weights=None, target_weights=None):
+    weights = [1.0] * len(scores) if weights is None else list(weights)
+    target_weights = (
+        [1.0] * len(target_scores) if target_weights is None else list(target_weights)
+    )
+    total = sum(weights)
+    error = sum(w for w, c in zip(weights, correct, strict=True) if not c) / total
+    best, best_distance = None, None
+    for t in sorted({s for s, w in zip(scores, weights, strict=True) if w > 0}):
+        below = sum(w for s, w in zip(scores, weights, strict=True) if s < t) / total
+        distance = abs(error - below)
+        if best_distance is None or distance < best_distance:
+            best, best_distance = t, distance
+    accepted = sum(
+        w for s, w in zip(target_scores, target_weights, strict=True) if s >= best
+    )
+    return accepted / sum(target_weights)
+
+
+@st.composite
+def atc_problems(draw):
+    n = draw(st.integers(1, 25))
+    k = draw(st.integers(2, 4))
+    # A coarse grid: many tied scores, exact arithmetic.
+    grid = st.integers(0, 8)
+    raw = np.array(
+        draw(st.lists(st.lists(grid, min_size=k, max_size=k), min_size=n, max_size=n)),
+        float,
+    )
+    raw[raw.sum(axis=1) == 0, 0] = 1
+    proba = raw / raw.sum(axis=1, keepdims=True)
+    y = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    m = draw(st.integers(1, 25))
+    raw_t = np.array(
+        draw(st.lists(st.lists(grid, min_size=k, max_size=k), min_size=m, max_size=m)),
+        float,
+    )
+    raw_t[raw_t.sum(axis=1) == 0, 0] = 1
+    weights = draw(
+        st.none() | st.lists(st.integers(0, 3), min_size=n, max_size=n).filter(any)
+    )
+    return y, proba, raw_t / raw_t.sum(axis=1, keepdims=True), weights
+
+
+@given(
+    problem=atc_problems(),
+    score=st.sampled_from(["msp", "negative_entropy", "l2_norm"]),
+)
+def test_atc_matches_transcription(problem, score):
+    y, proba, proba_target, weights = problem
+    labels = np.arange(proba.shape[1])
+    function = get_confidence_function(score)
+    correct = labels[proba.argmax(axis=1)] == y
+    expected = _reference_atc(
+        function(proba).tolist(), correct, function(proba_target).tolist(), weights
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # all-correct sources
+        result = atc_accuracy(
+            y, proba, proba_target, score=score, labels=labels, sample_weight=weights
+        )
+    assert result == pytest.approx(expected, abs=1e-12)
+
+
+@given(problem=atc_problems())
+def test_integer_weights_equal_repetition(problem):
+    y, proba, proba_target, weights = problem
+    if weights is None:
+        return
+    labels = np.arange(proba.shape[1])
+    repeat = np.asarray(weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        weighted = atc_accuracy(
+            y, proba, proba_target, labels=labels, sample_weight=weights
+        )
+        repeated = atc_accuracy(
+            np.repeat(y, repeat),
+            np.repeat(proba, repeat, axis=0),
+            proba_target,
+            labels=labels,
+        )
+    assert weighted == repeated
+
+
+def test_target_weights():
+    y = np.array([0, 0, 1, 1])
+    proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.55, 0.45]])
+    target = np.array([[0.95, 0.05], [0.5, 0.5], [0.2, 0.8], [0.58, 0.42]])
+    assert atc_accuracy(y, proba, target) == 0.5
+    assert atc_accuracy(y, proba, target, target_sample_weight=[3, 1, 0, 1]) == 0.6
+
+
+# ----------------------------------------------------------------------------
+# Theorems and degenerate sources
+# ----------------------------------------------------------------------------
+PROBABILITY_SCORES = [
+    name
+    for name in get_confidence_function_names()
+    if get_confidence_function(name).model_output == "predict_proba"
+]
+
+
+def _grid_binary(n, rng):
+    first = rng.integers(0, 65, size=n) / 64
+    return np.column_stack([first, 1 - first])
+
+
+def test_theorem_1_binary_every_score_gives_the_same_estimate():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        proba = _grid_binary(300, rng)
+        y = (rng.random(300) < proba[:, 1] * 0.8 + 0.1).astype(int)
+        target = _grid_binary(200, rng) ** 1.0
+        estimates = {
+            score: atc_accuracy(y, proba, target, score=score, labels=[0, 1])
+            for score in PROBABILITY_SCORES
+        }
+        assert len(set(estimates.values())) == 1, estimates
+
+
+def test_theorem_2_l2_norm_and_l2_to_uniform_agree_for_any_k():
+    rng = np.random.default_rng(1)
+    for k in (3, 5, 10):
+        counts = rng.multinomial(32, rng.dirichlet(np.ones(k)), size=400)
+        proba, target = counts[:250] / 32, counts[250:] / 32
+        y = rng.integers(0, k, size=250)
+        labels = np.arange(k)
+        assert atc_accuracy(y, proba, target, score="l2_norm", labels=labels) == (
+            atc_accuracy(y, proba, target, score="l2_to_uniform", labels=labels)
+        )
+
+
+def test_all_correct_source_uses_the_lowest_score():
+    proba = np.array([[0.9, 0.1], [0.7, 0.3], [0.2, 0.8]])
+    y = np.array([0, 0, 1])
+    target = np.array([[0.75, 0.25], [0.6, 0.4], [0.1, 0.9]])
+    with pytest.warns(UserWarning, match="Every source prediction is correct"):
+        estimate = atc_accuracy(y, proba, target)
+    assert estimate == pytest.approx(2 / 3)  # 0.6 < 0.7, the lowest source MSP
+
+
+def test_all_wrong_source_uses_the_highest_score():
+    proba = np.array([[0.9, 0.1], [0.7, 0.3], [0.2, 0.8]])
+    y = np.array([1, 1, 0])
+    target = np.array([[0.95, 0.05], [0.6, 0.4], [0.1, 0.9]])
+    with pytest.warns(UserWarning, match="Every source prediction is wrong"):
+        estimate = atc_accuracy(y, proba, target)
+    assert estimate == pytest.approx(2 / 3)  # 0.95 and 0.9 reach 0.9
+
+
+# ----------------------------------------------------------------------------
+# Without shift the estimate is unbiased
+# ----------------------------------------------------------------------------
+def _draw(rng, n, k=4, tilt=1.5):
+    """A miscalibrated model: true class probabilities are p ** tilt, renormalised."""
+    proba = rng.dirichlet(np.full(k, 0.7), size=n)
+    truth = proba**tilt
+    truth /= truth.sum(axis=1, keepdims=True)
+    y = (truth.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
+    return proba, y
+
+
+def test_no_shift_estimate_is_unbiased():
+    rng = np.random.default_rng(2)
+    errors = {"msp": [], "negative_entropy": []}
+    for _ in range(300):
+        proba, y = _draw(rng, 400)
+        proba_t, y_t = _draw(rng, 400)
+        true_accuracy = np.mean(proba_t.argmax(axis=1) == y_t)
+        for score, store in errors.items():
+            estimate = atc_accuracy(y, proba, proba_t, score=score, labels=range(4))
+            store.append(estimate - true_accuracy)
+    for score, store in errors.items():
+        store = np.asarray(store)
+        standard_error = store.std(ddof=1) / np.sqrt(store.size)
+        assert abs(store.mean()) < 3 * standard_error + 2e-3, score
+
+
+# ----------------------------------------------------------------------------
+# Estimators
+# ----------------------------------------------------------------------------
+def _expected_failed_checks(estimator):
+    if isinstance(estimator, ATCEstimator):
+        reason = (
+            "The SPEC names ATCEstimator's score-function parameter `score`, which "
+            "shadows the conventional `score` method that this check calls; "
+            "ATCEstimator has no score method."
+        )
+        return {
+            "check_fit_score_takes_y": reason,
+            "check_n_features_in_after_fitting": reason,
+            "check_pipeline_consistency": reason,
+        }
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        ATCEstimator(LogisticRegression()),
+        ATCEstimator(LogisticRegression(), n_bootstrap=5, random_state=0),
+        AverageConfidenceEstimator(LogisticRegression()),
+        DoCEstimator(LogisticRegression()),
+    ],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Every source prediction")
+        check(estimator)
+
+
+@pytest.fixture(scope="module")
+def shifted():
+    X, y = make_classification(
+        n_samples=3000,
+        n_features=10,
+        n_informative=5,
+        n_classes=3,
+        flip_y=0.05,
+        random_state=0,
+    )
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(
+        X[:1000], y[:1000]
+    )
+    X_target = X[2000:] + np.random.default_rng(0).normal(scale=1.0, size=(1000, 10))
+    return model, X[1000:2000], y[1000:2000], X_target, y[2000:]
+
+
+def test_frozen_estimator_matches_the_functional_form(shifted):
+    model, X_source, y_source, X_target, _ = shifted
+    frozen = FrozenEstimator(model)
+    proba_source, proba_target = (
+        model.predict_proba(X_source),
+        model.predict_proba(X_target),
+    )
+    for score in ("msp", "negative_entropy"):
+        atc = ATCEstimator(frozen, score=score).fit(X_source, y_source)
+        assert atc.estimate_accuracy(X_target) == atc_accuracy(
+            y_source, proba_source, proba_target, score=score
+        )
+        assert np.mean(atc.predict_correct(X_target)) == atc.estimate_accuracy(X_target)
+    ac = AverageConfidenceEstimator(frozen).fit(X_source, y_source)
+    assert ac.estimate_accuracy(X_target) == pytest.approx(
+        average_confidence_accuracy(proba_target), rel=1e-12
+    )
+    doc = DoCEstimator(frozen).fit(X_source, y_source)
+    assert doc.estimate_accuracy(X_target) == pytest.approx(
+        doc_accuracy(y_source, proba_source, proba_target), rel=1e-12
+    )
+
+
+def test_bootstrap_is_reproducible_and_predict_correct_averages_to_it(shifted):
+    model, X_source, y_source, X_target, _ = shifted
+    frozen = FrozenEstimator(model)
+    first = ATCEstimator(frozen, n_bootstrap=100, random_state=3).fit(
+        X_source, y_source
+    )
+    second = ATCEstimator(frozen, n_bootstrap=100, random_state=3).fit(
+        X_source, y_source
+    )
+    other = ATCEstimator(frozen, n_bootstrap=100, random_state=4).fit(
+        X_source, y_source
+    )
+    np.testing.assert_array_equal(first.thresholds_, second.thresholds_)
+    assert not np.array_equal(first.thresholds_, other.thresholds_)
+    estimate, (low, high) = first.estimate_accuracy(X_target, return_interval=True)
+    assert low <= estimate <= high
+    assert np.mean(first.predict_correct(X_target)) == pytest.approx(
+        estimate, abs=1e-12
+    )
+    # Without shift (the source distribution itself) the estimate is close.
+    no_shift = first.estimate_accuracy(X_source)
+    assert abs(no_shift - np.mean(model.predict(X_source) == y_source)) < 0.05
+
+
+def test_cross_validated_and_temperature_scaled_fits(shifted):
+    _, X_source, y_source, X_target, _ = shifted
+    model = make_pipeline(StandardScaler(), LogisticRegression())
+    atc = ATCEstimator(model, cv=3).fit(X_source, y_source)
+    assert 0 < atc.estimate_accuracy(X_target) < 1
+    assert 0.5 < atc.source_accuracy_ <= 1
+    scaled = ATCEstimator(model, temperature_scaling=True, cv=3).fit(X_source, y_source)
+    assert isinstance(scaled.estimator_, CalibratedClassifierCV)
+    assert 0 < scaled.estimate_accuracy(X_target) < 1
+
+
+def test_binary_estimator_gives_the_same_estimate_for_every_score():
+    X, y = make_classification(n_samples=1200, random_state=5)
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[:400], y[:400])
+    frozen = FrozenEstimator(model)
+    estimates = {
+        score: ATCEstimator(frozen, score=score)
+        .fit(X[400:800], y[400:800])
+        .estimate_accuracy(X[800:] * 1.5)
+        for score in PROBABILITY_SCORES
+    }
+    assert len(set(estimates.values())) == 1, estimates
+
+
+# ----------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------
+def test_bad_input():
+    y = [0, 1]
+    proba = [[0.9, 0.1], [0.2, 0.8]]
+    with pytest.raises(ValueError, match="same number of samples"):
+        atc_accuracy([0, 1, 1], proba, proba)
+    with pytest.raises(ValueError, match="3 columns"):
+        atc_accuracy(y, [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]], proba)
+    with pytest.raises(ValueError, match="absent from labels"):
+        atc_accuracy([0, 5], proba, proba, labels=[0, 1])
+    with pytest.raises(ValueError, match="same classes"):
+        atc_accuracy(y, proba, [[1.0, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="probability-based score"):
+        atc_accuracy(y, proba, proba, score="max_logit")
+    with pytest.raises(ValueError, match="sum to 1"):
+        atc_accuracy(y, [[0.9, 0.9], [0.2, 0.8]], proba)
+
+
+def test_unfitted_and_interval_errors(shifted):
+    model, X_source, y_source, X_target, _ = shifted
+    with pytest.raises(NotFittedError):
+        ATCEstimator(model).estimate_accuracy(X_target)
+    atc = ATCEstimator(FrozenEstimator(model)).fit(X_source, y_source)
+    with pytest.raises(ValueError, match="set n_bootstrap"):
+        atc.estimate_accuracy(X_target, return_interval=True)
+    with pytest.raises(ValueError, match="confidence_level"):
+        atc.estimate_accuracy(X_target, confidence_level=1.5)
