@@ -1,4 +1,4 @@
-"""The main demo: a scikit-learn classifier judged as a selective classifier."""
+"""The main demo: the whole product on the digits dataset bundled with scikit-learn."""
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -7,12 +7,16 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from . import metrics
+from ._evaluate import InputError, save_risk_coverage_plot
+from ._report import format_table, metric_rows, parse_metrics
+from ._selective import SelectiveClassifier
+from .confidence import predict_with_confidence
+
+_DEMO_METRICS = "aurc,aurc_log,e_aurc,augrc,uq_auc,uq_c_index,risk@0.8,coverage@0.01"
 
 
-def run_demo(random_state=0, print_fn=print):
-    """Fit a pipeline on the digits dataset bundled with scikit-learn and print the
-    risk-coverage metrics of its maximum-softmax-probability confidence.
+def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=print):
+    """Fit a selective classifier on digits, abstain, report and plot.
 
     Returns 0 (the process exit status).
     """
@@ -21,41 +25,43 @@ def run_demo(random_state=0, print_fn=print):
         X, y, test_size=0.5, stratify=y, random_state=random_state
     )
     model = make_pipeline(StandardScaler(), LogisticRegression(C=0.05, max_iter=2000))
-    model.fit(X_train, y_train)
-    proba = model.predict_proba(X_test)
-    y_pred = model.classes_[proba.argmax(axis=1)]
-    confidence = proba.max(axis=1)
-
-    accuracy = float(np.mean(y_pred == y_test))
-    rows = [
-        ("accuracy", accuracy),
-        ("AURC (harmonic)", metrics.aurc(y_test, y_pred, confidence)),
-        ("AURC (log)", metrics.aurc(y_test, y_pred, confidence, estimator="log")),
-        ("E-AURC", metrics.e_aurc(y_test, y_pred, confidence)),
-        ("NAURC", metrics.naurc(y_test, y_pred, confidence)),
-        ("AUGRC", metrics.augrc(y_test, y_pred, confidence)),
-        ("UQ-AUC (failure AUROC)", metrics.uq_auc(y_test, y_pred, confidence)),
-        (
-            "UQ-C-index",
-            metrics.uq_c_index(y_test, proba, confidence, labels=model.classes_),
-        ),
-        (
-            "selective risk @ 80% coverage",
-            metrics.selective_risk_at_coverage(
-                y_test, y_pred, confidence, coverage=0.8
-            ),
-        ),
-        (
-            "coverage @ 1% selective risk",
-            metrics.coverage_at_risk(y_test, y_pred, confidence, risk=0.01),
-        ),
-    ]
-    print_fn(
+    clf = SelectiveClassifier(model, target_coverage=0.9, reject_label=-1)
+    clf.fit(X_train, y_train)
+    out(
         f"Digits (bundled with scikit-learn): {len(y_train)} training and "
-        f"{len(y_test)} test samples, {len(model.classes_)} classes."
+        f"{len(y_test)} test samples, {len(clf.classes_)} classes."
     )
-    print_fn("Model: StandardScaler + LogisticRegression; confidence: max probability.")
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print_fn(f"  {name:<{width}}  {value:.4f}")
+    out(
+        "SelectiveClassifier(StandardScaler + LogisticRegression, csf='msp', "
+        "target_coverage=0.9): threshold fitted on 5-fold out-of-fold confidences."
+    )
+    out(f"  validation coverage {clf.coverage_:.3f}, selective risk {clf.risk_:.4f}")
+
+    y_abstain = clf.predict(X_test)
+    accepted = y_abstain != -1
+    y_pred, confidence = predict_with_confidence(clf, X_test)
+    out(
+        f"  test: accepts {accepted.mean():.1%} of the samples; accuracy "
+        f"{np.mean(y_pred == y_test):.4f} on all, "
+        f"{np.mean(y_abstain[accepted] == y_test[accepted]):.4f} on the accepted"
+    )
+    proba = clf.predict_proba(X_test)
+    rows = metric_rows(
+        y_test,
+        y_pred,
+        confidence,
+        parse_metrics(_DEMO_METRICS),
+        proba=proba,
+        labels=clf.classes_,
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )
+    out(f"\nMetrics on the test set ({n_resamples} bootstrap resamples):")
+    out(format_table(rows))
+    if plot:
+        try:
+            save_risk_coverage_plot(y_test, y_pred, confidence, plot, "MSP")
+            out(f"\nRisk-coverage plot saved to {plot}")
+        except InputError as error:
+            out(f"\n(No plot: {error}.)")
     return 0

@@ -21,3 +21,15 @@ def test_readme_has_exactly_two_setup_commands():
 def test_ci_runs_the_readme_test_command_verbatim():
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert ci_lines[-1] == _readme_commands()[1]
+
+
+def test_readme_quick_start_runs():
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks
+    namespace = {}
+    exec(compile(blocks[0], "README.md", "exec"), namespace)  # noqa: S102
+    assert set(namespace["search"].best_params_) == {
+        "csf",
+        "estimator__logisticregression__C",
+    }
+    assert 0.8 < namespace["atc"].estimate_accuracy(namespace["X_test"]) <= 1
