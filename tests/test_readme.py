@@ -27,7 +27,7 @@ def test_readme_quick_start_runs():
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     assert blocks
     namespace = {}
-    exec(compile(blocks[0], "README.md", "exec"), namespace)  # noqa: S102
+    exec(compile(blocks[0], "README.md", "exec"), namespace)
     assert set(namespace["search"].best_params_) == {
         "csf",
         "estimator__logisticregression__C",
