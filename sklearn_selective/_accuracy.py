@@ -27,6 +27,7 @@ from .confidence import get_confidence_function, predict_with_confidence
 from .confidence._functions import model_output_of
 from .metrics._bootstrap import _bootstrap_indices, _check_generator, _counts
 from .metrics._core import group_ties
+from .metrics._docstrings import fill_doc
 from .metrics._validation import _check_sample_weight
 
 # ----------------------------------------------------------------------------
@@ -460,21 +461,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         return confidence, _check_sample_weight(sample_weight, confidence.shape[0])
 
 
-_ESTIMATOR_DOC_COMMON = """
-    cv : int, cross-validation generator, iterable or float, default=None
-        How held-out source scores are produced, as in
-        :class:`~sklearn_selective.SelectiveClassifier`: 5-fold stratified
-        cross-validation by default, a float for one held-out fraction; ignored
-        for a ``FrozenEstimator``, whose source data is all held out.
-
-    refit : bool, default=True
-        Whether to refit the classifier on all the source data.
-
-    n_jobs : int, default=None
-        Number of jobs fitting the cross-validation folds in parallel.
-"""
-
-
+@fill_doc
 class ATCEstimator(_BaseAccuracyEstimator):
     """Estimate accuracy on unlabelled data by Average Thresholded Confidence.
 
@@ -509,74 +496,76 @@ class ATCEstimator(_BaseAccuracyEstimator):
             ``CalibratedClassifierCV(estimator, method="temperature")``, whose
             internal cross-validation (or, for a ``FrozenEstimator``, the training
             part of each split) fits the temperature.
-    %(common)s
-        random_state : int, RandomState instance or None, default=None
-            Seed of the bootstrap resamples and of a float ``cv`` split.
 
-        Attributes
-        ----------
-        estimator_ : estimator instance
-            The fitted classifier (temperature-scaled if requested).
+    %(held_out_cv)s
 
-        classes_ : ndarray of shape (n_classes,)
-            The class labels.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the bootstrap resamples and of a float ``cv`` split.
 
-        threshold_ : float
-            The ATC threshold learnt on all held-out source scores.
+    Attributes
+    ----------
+    estimator_ : estimator instance
+        The fitted classifier (temperature-scaled if requested).
 
-        thresholds_ : ndarray of shape (n_bootstrap,) or (1,)
-            The thresholds of the bootstrap resamples (``[threshold_]`` without).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
 
-        source_accuracy_ : float
-            The held-out source accuracy.
+    threshold_ : float
+        The ATC threshold learnt on all held-out source scores.
 
-        n_features_in_ : int
-            Number of features seen during fit.
+    thresholds_ : ndarray of shape (n_bootstrap,) or (1,)
+        The thresholds of the bootstrap resamples (``[threshold_]`` without).
 
-        feature_names_in_ : ndarray of shape (n_features_in_,)
-            Names of features seen during fit, when ``X`` has string column names.
+    source_accuracy_ : float
+        The held-out source accuracy.
 
-        See Also
-        --------
-        atc_accuracy : The same from probabilities.
-        AverageConfidenceEstimator, DoCEstimator : Baselines.
+    n_features_in_ : int
+        Number of features seen during fit.
 
-        Notes
-        -----
-        ATC assumes the shift leaves the relation between score and correctness
-        intact. A shift that makes the model over-confident (e.g. inputs far from
-        the training data with extreme probabilities) breaks it: ATC then
-        over-estimates the accuracy, as every confidence-based estimator does.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features seen during fit, when ``X`` has string column names.
 
-        When every held-out source prediction is correct, the threshold is the
-        lowest source score (a warning says so): target samples scoring below
-        anything seen in the source count as errors, all others as correct. When
-        every source prediction is wrong, the threshold is the highest source
-        score.
+    See Also
+    --------
+    atc_accuracy : The same from probabilities.
+    AverageConfidenceEstimator, DoCEstimator : Baselines.
 
-        References
-        ----------
-        .. [1] S. Garg, S. Balakrishnan, Z. C. Lipton, B. Neyshabur, H. Sedghi.
-           *Leveraging Unlabeled Data to Predict Out-of-Distribution Performance.*
-           ICLR 2022.
-        .. [2] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Eq. 1-3 and Sec. 3.
+    Notes
+    -----
+    ATC assumes the shift leaves the relation between score and correctness
+    intact. A shift that makes the model over-confident (e.g. inputs far from
+    the training data with extreme probabilities) breaks it: ATC then
+    over-estimates the accuracy, as every confidence-based estimator does.
 
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from sklearn.pipeline import make_pipeline
-        >>> from sklearn.preprocessing import StandardScaler
-        >>> from sklearn_selective import ATCEstimator
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> model = make_pipeline(StandardScaler(), LogisticRegression())
-        >>> atc = ATCEstimator(model, n_bootstrap=200, random_state=0)
-        >>> atc = atc.fit(X[:350], y[:350])
-        >>> estimate, (low, high) = atc.estimate_accuracy(X[350:], return_interval=True)
-        >>> true_accuracy = (atc.estimator_.predict(X[350:]) == y[350:]).mean()
-        >>> bool(abs(estimate - true_accuracy) < 0.05), bool(low <= estimate <= high)
-        (True, True)
+    When every held-out source prediction is correct, the threshold is the
+    lowest source score (a warning says so): target samples scoring below
+    anything seen in the source count as errors, all others as correct. When
+    every source prediction is wrong, the threshold is the highest source
+    score.
+
+    References
+    ----------
+    .. [1] S. Garg, S. Balakrishnan, Z. C. Lipton, B. Neyshabur, H. Sedghi.
+       *Leveraging Unlabeled Data to Predict Out-of-Distribution Performance.*
+       ICLR 2022.
+    .. [2] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Eq. 1-3 and Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_selective import ATCEstimator
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> atc = ATCEstimator(model, n_bootstrap=200, random_state=0)
+    >>> atc = atc.fit(X[:350], y[:350])
+    >>> estimate, (low, high) = atc.estimate_accuracy(X[350:], return_interval=True)
+    >>> true_accuracy = (atc.estimator_.predict(X[350:]) == y[350:]).mean()
+    >>> bool(abs(estimate - true_accuracy) < 0.05), bool(low <= estimate <= high)
+    (True, True)
     """
 
     _parameter_constraints: dict = {
@@ -694,11 +683,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         return estimate
 
 
-ATCEstimator.__doc__ = ATCEstimator.__doc__.replace(
-    "%(common)s", _ESTIMATOR_DOC_COMMON.rstrip("\n")
-)
-
-
+@fill_doc
 class AverageConfidenceEstimator(_BaseAccuracyEstimator):
     """Estimate accuracy on unlabelled data by the average maximum probability.
 
@@ -710,50 +695,52 @@ class AverageConfidenceEstimator(_BaseAccuracyEstimator):
         estimator : estimator instance
             The probabilistic classifier, unfitted or wrapped in
             :class:`~sklearn.frozen.FrozenEstimator`.
-    %(common)s
-        random_state : int, RandomState instance or None, default=None
-            Seed of a float ``cv`` split.
 
-        Attributes
-        ----------
-        estimator_ : estimator instance
-            The fitted classifier.
+    %(held_out_cv)s
 
-        classes_ : ndarray of shape (n_classes,)
-            The class labels.
+    random_state : int, RandomState instance or None, default=None
+        Seed of a float ``cv`` split.
 
-        source_accuracy_ : float
-            The held-out source accuracy.
+    Attributes
+    ----------
+    estimator_ : estimator instance
+        The fitted classifier.
 
-        source_confidence_ : float
-            The mean held-out source MSP (a calibration check: close to
-            ``source_accuracy_`` for a calibrated model).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
 
-        n_features_in_ : int
-            Number of features seen during fit.
+    source_accuracy_ : float
+        The held-out source accuracy.
 
-        See Also
-        --------
-        average_confidence_accuracy : The same from probabilities.
-        ATCEstimator : Average thresholded confidence.
+    source_confidence_ : float
+        The mean held-out source MSP (a calibration check: close to
+        ``source_accuracy_`` for a calibrated model).
 
-        References
-        ----------
-        .. [1] D. Hendrycks, K. Gimpel. *A Baseline for Detecting Misclassified and
-           Out-of-Distribution Examples in Neural Networks.* ICLR 2017.
+    n_features_in_ : int
+        Number of features seen during fit.
 
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from sklearn.pipeline import make_pipeline
-        >>> from sklearn.preprocessing import StandardScaler
-        >>> from sklearn_selective import AverageConfidenceEstimator
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> model = make_pipeline(StandardScaler(), LogisticRegression())
-        >>> ac = AverageConfidenceEstimator(model).fit(X[:350], y[:350])
-        >>> 0.8 < ac.estimate_accuracy(X[350:]) <= 1
-        True
+    See Also
+    --------
+    average_confidence_accuracy : The same from probabilities.
+    ATCEstimator : Average thresholded confidence.
+
+    References
+    ----------
+    .. [1] D. Hendrycks, K. Gimpel. *A Baseline for Detecting Misclassified and
+       Out-of-Distribution Examples in Neural Networks.* ICLR 2017.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_selective import AverageConfidenceEstimator
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> ac = AverageConfidenceEstimator(model).fit(X[:350], y[:350])
+    >>> 0.8 < ac.estimate_accuracy(X[350:]) <= 1
+    True
     """
 
     def __init__(
@@ -789,6 +776,7 @@ class AverageConfidenceEstimator(_BaseAccuracyEstimator):
         return float(np.average(scores, weights=weight))
 
 
+@fill_doc
 class DoCEstimator(AverageConfidenceEstimator):
     """Estimate accuracy on unlabelled data by the difference of confidences.
 
@@ -801,49 +789,51 @@ class DoCEstimator(AverageConfidenceEstimator):
         estimator : estimator instance
             The probabilistic classifier, unfitted or wrapped in
             :class:`~sklearn.frozen.FrozenEstimator`.
-    %(common)s
-        random_state : int, RandomState instance or None, default=None
-            Seed of a float ``cv`` split.
 
-        Attributes
-        ----------
-        estimator_ : estimator instance
-            The fitted classifier.
+    %(held_out_cv)s
 
-        classes_ : ndarray of shape (n_classes,)
-            The class labels.
+    random_state : int, RandomState instance or None, default=None
+        Seed of a float ``cv`` split.
 
-        source_accuracy_ : float
-            The held-out source accuracy.
+    Attributes
+    ----------
+    estimator_ : estimator instance
+        The fitted classifier.
 
-        source_confidence_ : float
-            The mean held-out source MSP.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
 
-        n_features_in_ : int
-            Number of features seen during fit.
+    source_accuracy_ : float
+        The held-out source accuracy.
 
-        See Also
-        --------
-        doc_accuracy : The same from probabilities.
-        ATCEstimator : Average thresholded confidence.
+    source_confidence_ : float
+        The mean held-out source MSP.
 
-        References
-        ----------
-        .. [1] D. Guillory, V. Shankar, S. Ebrahimi, T. Darrell, L. Schmidt.
-           *Predicting with Confidence on Unseen Distributions.* ICCV 2021.
+    n_features_in_ : int
+        Number of features seen during fit.
 
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from sklearn.pipeline import make_pipeline
-        >>> from sklearn.preprocessing import StandardScaler
-        >>> from sklearn_selective import DoCEstimator
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> model = make_pipeline(StandardScaler(), LogisticRegression())
-        >>> doc = DoCEstimator(model).fit(X[:350], y[:350])
-        >>> 0.8 < doc.estimate_accuracy(X[350:]) <= 1
-        True
+    See Also
+    --------
+    doc_accuracy : The same from probabilities.
+    ATCEstimator : Average thresholded confidence.
+
+    References
+    ----------
+    .. [1] D. Guillory, V. Shankar, S. Ebrahimi, T. Darrell, L. Schmidt.
+       *Predicting with Confidence on Unseen Distributions.* ICCV 2021.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_selective import DoCEstimator
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> doc = DoCEstimator(model).fit(X[:350], y[:350])
+    >>> 0.8 < doc.estimate_accuracy(X[350:]) <= 1
+    True
     """
 
     def estimate_accuracy(self, X, *, sample_weight=None):
@@ -866,9 +856,3 @@ class DoCEstimator(AverageConfidenceEstimator):
         return _doc_estimate(
             self.source_accuracy_, self.source_confidence_, target_confidence
         )
-
-
-for _estimator in (AverageConfidenceEstimator, DoCEstimator):
-    _estimator.__doc__ = _estimator.__doc__.replace(
-        "%(common)s", _ESTIMATOR_DOC_COMMON.rstrip("\n")
-    )

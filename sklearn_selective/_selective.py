@@ -161,7 +161,7 @@ class SelectiveClassifier(
     n_features_in_ : int
         Number of features seen during fit (when the classifier records it).
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit (when the classifier records them).
 
     See Also

@@ -7,6 +7,19 @@ substitutes it, re-indented to the docstring's indentation.
 import textwrap
 
 _SNIPPETS = {
+    "held_out_cv": """
+cv : int, cross-validation generator, iterable or float, default=None
+    How held-out source scores are produced, as in
+    :class:`~sklearn_selective.SelectiveClassifier`: 5-fold stratified
+    cross-validation by default, a float for one held-out fraction; ignored
+    for a ``FrozenEstimator``, whose source data is all held out.
+
+refit : bool, default=True
+    Whether to refit the classifier on all the source data.
+
+n_jobs : int, default=None
+    Number of jobs fitting the cross-validation folds in parallel.
+""",
     "inputs": """
 y_true : array-like of shape (n_samples,) or None
     True labels. May be None when ``loss`` is an array of per-sample losses.
