@@ -35,8 +35,10 @@ X_train, X_test, y_train, y_test = train_test_split(
 model = make_pipeline(StandardScaler(), LogisticRegression(C=0.05, max_iter=2000))
 clf = SelectiveClassifier(model, target_coverage=0.9, reject_label=-1)
 clf.fit(X_train, y_train)
-print(f"threshold {clf.threshold_:.3f}: validation coverage {clf.coverage_:.3f}, ")
-print(f"validation selective risk {clf.risk_:.4f}")
+print(
+    f"threshold {clf.threshold_:.3f}: validation coverage {clf.coverage_:.3f}, "
+    f"validation selective risk {clf.risk_:.4f}"
+)
 
 # %%
 # Abstain on new data
@@ -47,13 +49,10 @@ y_pred = clf.predict(X_test)
 accepted = y_pred != -1
 full = clf.estimator_.predict(X_test)
 print(f"test coverage: {accepted.mean():.3f}")
-print(f"accuracy on all test samples:      {np.mean(full == y_test):.4f}")
-print(
-    f"accuracy on the accepted samples:  {np.mean(y_pred[accepted] == y_test[accepted]):.4f}"
-)
-print(
-    f"accuracy on the rejected samples:  {np.mean(full[~accepted] == y_test[~accepted]):.4f}"
-)
+correct = full == y_test
+print(f"accuracy on all test samples:      {correct.mean():.4f}")
+print(f"accuracy on the accepted samples:  {correct[accepted].mean():.4f}")
+print(f"accuracy on the rejected samples:  {correct[~accepted].mean():.4f}")
 
 # %%
 # Judge the classifier and its confidence over all thresholds
