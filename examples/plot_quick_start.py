@@ -18,7 +18,6 @@ plots the risk–coverage curves that judge it over every threshold.
 # probability) so that 90 % of the validation samples are accepted; the pipeline
 # is then refitted on all the training data.
 import matplotlib.pyplot as plt
-import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
