@@ -35,16 +35,16 @@ from .metrics._validation import _check_sample_weight
 # ----------------------------------------------------------------------------
 
 
-def _atc_thresholds(scores, correct, weights):
+def _atc_thresholds(groups, correct, weights):
     """ATC thresholds ([ATC] Eq. 2) for one or a batch of weight vectors.
 
     ``t`` is the observed score whose share of source weight strictly below it
     is closest to the source error; ties of that distance go to the lowest
     score. Scores are grouped by value, so tied scores are one candidate.
     ``weights`` has shape ``(n,)`` or ``(b, n)``; a candidate must carry
-    weight (for a bootstrap resample: it must have been drawn).
+    weight (for a bootstrap resample: it must have been drawn). ``groups`` are
+    the tie groups of the scores (sorted once for every weight vector).
     """
-    groups = group_ties(scores)
     group_weight = groups.weight(weights)
     group_errors = groups.sum(weights * (1.0 - correct))
     total = group_weight.sum(axis=-1, keepdims=True)
@@ -89,14 +89,15 @@ def _fit_atc(scores, correct, sample_weight, n_bootstrap, random_state):
     weights = np.ones_like(scores) if sample_weight is None else sample_weight
     accuracy = float(np.average(correct, weights=weights))
     _warn_degenerate_source(accuracy)
-    threshold = float(_atc_thresholds(scores, correct, weights))
+    groups = group_ties(scores)
+    threshold = float(_atc_thresholds(groups, correct, weights))
     if n_bootstrap == 0:
         return threshold, np.array([threshold]), accuracy
     rng = _check_generator(random_state)
     blocks = []
     for indices in _bootstrap_indices(rng, scores.shape[0], n_bootstrap):
         counts = _counts(indices, scores.shape[0]) * weights
-        blocks.append(_atc_thresholds(scores, correct, counts))
+        blocks.append(_atc_thresholds(groups, correct, counts))
     return threshold, np.concatenate(blocks), accuracy
 
 
