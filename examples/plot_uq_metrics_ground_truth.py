@@ -98,7 +98,8 @@ def evaluate(seed):
     # A constant score (1-NN, a depth-1 tree) has no Kendall correlation: drop it.
     defined = [row for row in rows if np.isfinite(row[1:]).all()]
     names = [row[0] for row in defined]
-    return names, *(np.array(c) for c in list(zip(*defined))[1:])
+    columns = list(zip(*defined, strict=True))[1:]
+    return names, *(np.array(column) for column in columns)
 
 
 # %%
