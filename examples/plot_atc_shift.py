@@ -1,7 +1,7 @@
 """
-===========================================================
+============================================================
 Accuracy without labels after a shift: ATC and its baselines
-===========================================================
+============================================================
 
 After deployment, labels arrive late or never. Average Thresholded Confidence
 (ATC, Garg et al. 2022) learns on labelled source data the confidence threshold

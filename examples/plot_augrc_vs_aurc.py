@@ -1,7 +1,7 @@
 """
-=========================================================
+=======================================================
 Why AUGRC: AURC's broken monotonicity, and CSF rankings
-=========================================================
+=======================================================
 
 Traub et al. (NeurIPS 2024) require a selective-classification metric to be
 monotonic in both things it evaluates: the classifier's accuracy and the

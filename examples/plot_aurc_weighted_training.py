@@ -1,7 +1,7 @@
 """
-=========================================================
+========================================================
 Training with the AURC plug-in weights as sample weights
-=========================================================
+========================================================
 
 Zhou et al. (ICML 2025) write the empirical AURC as a weighted mean of the
 per-sample losses, ``(1/n) sum_i alpha_i l_i`` with ``alpha_i = H_n - H_{n -

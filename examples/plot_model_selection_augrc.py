@@ -1,7 +1,7 @@
 """
-=====================================================================
+=================================================================
 Model selection by AUGRC: choosing the model and the CSF together
-=====================================================================
+=================================================================
 
 Accuracy judges predictions; a selective classifier is also judged by how well
 its confidence score function (CSF) ranks its own errors. Traub et al.

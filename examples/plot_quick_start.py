@@ -1,7 +1,7 @@
 """
-===========================================================
+============================================================
 Quick start: a Pipeline that abstains, and its risk–coverage
-===========================================================
+============================================================
 
 A selective classifier predicts when its confidence reaches a threshold and
 abstains otherwise. This example wraps a scikit-learn ``Pipeline`` (standard
