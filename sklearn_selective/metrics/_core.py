@@ -56,7 +56,7 @@ class TieGroups(NamedTuple):
 
     def sum(self, values):
         """Per-group totals of ``values`` (shape ``(..., n_samples)``)."""
-        sorted_values = values[..., self.order]
+        sorted_values = np.take(values, self.order, axis=-1)
         if self.starts is None:
             return sorted_values
         return np.add.reduceat(sorted_values, self.starts, axis=-1)
