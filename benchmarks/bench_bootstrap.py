@@ -16,10 +16,10 @@ blocks of resamples (the peak does not grow with more resamples).
 
 import argparse
 import time
-import tracemalloc
 from functools import partial
 
 import numpy as np
+from _measure import peak_memory
 
 from sklearn_selective.metrics import augrc, aurc, uq_auc
 from sklearn_selective.metrics._bootstrap import _block_size, bootstrap_metric
@@ -46,14 +46,6 @@ def _timed(func):
     return time.perf_counter() - start, result
 
 
-def _peak_memory(func):
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e6)
@@ -77,7 +69,7 @@ def main():
             single = min(_timed(partial(metric, *data))[0] for _ in range(3))
             run = partial(bootstrap_metric, name, *data, random_state=0)
             fast_time, fast = _timed(partial(run, n_resamples=n_resamples))
-            peak = _peak_memory(
+            peak = peak_memory(
                 partial(run, n_resamples=min(n_resamples, 2 * _block_size(n)))
             )
             generic_text = f"{'':>12} {'':>9} {'':>11}"

@@ -11,23 +11,14 @@ baseline's logarithm). Times are the best of ``--repeat``.
 """
 
 import argparse
-import time
 
 import numpy as np
+from _measure import best_time
 
 from sklearn_selective.confidence import (
     get_confidence_function,
     get_confidence_function_names,
 )
-
-
-def _best(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _probabilities(n, k, seed=0):
@@ -41,10 +32,10 @@ def _probabilities(n, k, seed=0):
 
 
 def _run(names, x, repeat, k):
-    base = _best(lambda: (np.max(x, axis=-1), np.log(x)), repeat)
+    base = best_time(lambda: (np.max(x, axis=-1), np.log(x)), repeat)
     for name in names:
         function = get_confidence_function(name)
-        seconds = _best(lambda f=function: f(x), repeat)
+        seconds = best_time(lambda f=function: f(x), repeat)
         flag = "" if seconds <= 3 * base else "  > 3x"
         print(
             f"{k:>5} {x.shape!s:>18} {name:<20} {seconds * 1e3:>10.1f} "

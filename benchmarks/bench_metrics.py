@@ -9,11 +9,10 @@ Peak memory is the largest extra allocation seen by ``tracemalloc`` during one c
 """
 
 import argparse
-import time
-import tracemalloc
 from functools import partial
 
 import numpy as np
+from _measure import best_time, peak_memory
 
 from sklearn_selective.metrics import (
     augrc,
@@ -48,23 +47,6 @@ def _inputs(n, rng, n_classes=10):
     return y_true, y_pred, confidence, proba
 
 
-def _best_time(func, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _peak_memory(func):
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
@@ -80,7 +62,7 @@ def main():
     for n in sizes:
         y_true, y_pred, confidence, proba = _inputs(n, rng)
         repeat = args.repeat if n < 10**7 else 1
-        argsort_time = _best_time(lambda c=confidence: np.argsort(c), repeat)
+        argsort_time = best_time(lambda c=confidence: np.argsort(c), repeat)
         print(f"{n:>10} {'numpy.argsort':<28} {argsort_time:>10.4f} {1:>10.2f}")
         metrics = {
             "aurc": partial(aurc, y_true, y_pred, confidence),
@@ -102,8 +84,8 @@ def main():
             ),
         }
         for name, func in metrics.items():
-            seconds = _best_time(func, repeat)
-            peak = _peak_memory(func) / 2**20
+            seconds = best_time(func, repeat)
+            peak = peak_memory(func) / 2**20
             ratio = seconds / argsort_time
             goal = GOALS.get(name)
             goal_text = f"{goal:>6.1f}" if goal else f"{'':>6}"

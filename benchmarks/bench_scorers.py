@@ -10,23 +10,14 @@ expensive the model's inference is. Times are the best of ``--repeat`` runs.
 """
 
 import argparse
-import time
 
+from _measure import best_time
 from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 
 from sklearn_selective.metrics import get_scorer
-
-
-def _best(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main():
@@ -56,11 +47,13 @@ def main():
     )
     for name, model in models.items():
         model.fit(X_fit, y_fit)
-        base = _best(lambda m=model: m.predict_proba(X_test), args.repeat)
+        base = best_time(lambda m=model: m.predict_proba(X_test), args.repeat)
         cells = []
         for scorer_name in scorers:
             scorer = get_scorer(scorer_name)
-            seconds = _best(lambda s=scorer, m=model: s(m, X_test, y_test), args.repeat)
+            seconds = best_time(
+                lambda s=scorer, m=model: s(m, X_test, y_test), args.repeat
+            )
             cells.append(f"{(seconds - base) / base:>+10.1%}")
         print(
             f"{name:<22} {base * 1e3:>11.1f} ms " + " ".join(f"{c:>11}" for c in cells)

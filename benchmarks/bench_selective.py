@@ -11,22 +11,13 @@ Times are the best of ``--repeat`` runs.
 """
 
 import argparse
-import time
 
+from _measure import best_time
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from sklearn_selective import SelectiveClassifier
-
-
-def _best(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main():
@@ -61,20 +52,20 @@ def main():
     rows = [
         (
             f"fit, cv=5, refit=True, n={n_fit}",
-            _best(plain_fit, args.repeat),
-            _best(selective_fit, args.repeat),
+            best_time(plain_fit, args.repeat),
+            best_time(selective_fit, args.repeat),
             0.10,
         ),
         (
             f"predict, n={n_predict}",
-            _best(lambda: clf.estimator_.predict_proba(X_new), args.repeat),
-            _best(lambda: clf.predict(X_new), args.repeat),
+            best_time(lambda: clf.estimator_.predict_proba(X_new), args.repeat),
+            best_time(lambda: clf.predict(X_new), args.repeat),
             0.20,
         ),
         (
             f"predict_accept, n={n_predict}",
-            _best(lambda: clf.estimator_.predict_proba(X_new), args.repeat),
-            _best(lambda: clf.predict_accept(X_new), args.repeat),
+            best_time(lambda: clf.estimator_.predict_proba(X_new), args.repeat),
+            best_time(lambda: clf.predict_accept(X_new), args.repeat),
             0.20,
         ),
     ]
