@@ -268,14 +268,10 @@ class _RiskResampler:
         self._oracle_groups = None
 
     def sorted_weight(self, counts):
-        """Sample weights, ascending confidence, of count vectors ``(b, n)``.
-
-        Without sample weights the counts stay integers: the cumulative sums of
-        the core are then exact and several times faster than in float64.
-        """
+        """Sample weights, ascending confidence, of count vectors ``(b, n)``."""
         counts = np.take(counts, self._order, axis=1)
         if self._weight is None:
-            return counts
+            return counts.astype(np.float64)
         return counts * self._weight
 
     def stats(self, weight):
