@@ -12,6 +12,7 @@ from .metrics import (
     generalized_risk_coverage_curve,
     risk_coverage_curve,
 )
+from .metrics._validation import _validate_risk_inputs
 
 # kind -> (curve function, metric shown in the legend, its name, y-axis label)
 _KINDS = {
@@ -289,22 +290,6 @@ class RiskCoverageDisplay:
             "oracle_risk": oracle_risk,
         }
 
-    @staticmethod
-    def _losses(y_true, y_pred, confidence, loss, sample_weight, labels):
-        # The curve function validates everything and the per-sample losses are
-        # what every other quantity of the display needs.
-        from .metrics._validation import _validate_risk_inputs
-
-        confidence, losses, sample_weight = _validate_risk_inputs(
-            y_true,
-            y_pred,
-            confidence,
-            loss=loss,
-            sample_weight=sample_weight,
-            labels=labels,
-        )
-        return confidence, losses, sample_weight
-
     @classmethod
     def from_predictions(
         cls,
@@ -355,8 +340,13 @@ class RiskCoverageDisplay:
             The plotted display.
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
-        confidence, losses, sample_weight = cls._losses(
-            y_true, y_pred, confidence, loss, sample_weight, labels
+        confidence, losses, sample_weight = _validate_risk_inputs(
+            y_true,
+            y_pred,
+            confidence,
+            loss=loss,
+            sample_weight=sample_weight,
+            labels=labels,
         )
         metric_kwargs = {"estimator": estimator} if kind == "selective" else {}
         display = cls(
@@ -498,8 +488,12 @@ class RiskCoverageDisplay:
                 fitted, _safe_indexing(X, test), csf
             )
             weights = None if sample_weight is None else np.asarray(sample_weight)[test]
-            confidence, losses, weights = cls._losses(
-                _safe_indexing(y, test), y_pred, confidence, loss, weights, None
+            confidence, losses, weights = _validate_risk_inputs(
+                _safe_indexing(y, test),
+                y_pred,
+                confidence,
+                loss=loss,
+                sample_weight=weights,
             )
             folds.append(
                 cls._from_losses(
