@@ -174,9 +174,7 @@ def _forms(func):
 
 
 CASES = [
-    (name, loss_form)
-    for name, func in SWEPT.items()
-    for loss_form in _forms(func)
+    (name, loss_form) for name, func in SWEPT.items() for loss_form in _forms(func)
 ]
 CASE_IDS = [f"{name}{'[loss=array]' if form else ''}" for name, form in CASES]
 
@@ -286,7 +284,14 @@ def rng():
 
 
 def test_functions_are_swept():
-    for name in ["aurc", "augrc", "uq_c_index", "msp", "atc_accuracy", "bootstrap_metric"]:
+    for name in [
+        "aurc",
+        "augrc",
+        "uq_c_index",
+        "msp",
+        "atc_accuracy",
+        "bootstrap_metric",
+    ]:
         assert name in SWEPT
 
 
@@ -398,7 +403,9 @@ def test_wrong_ndim(name, loss_form, rng):
     for param, (kind, _) in _sample_arrays(func, kwargs).items():
         if kind == "scores_mapping":
             continue
-        _expect_error(func, {**kwargs, param: _wrong_ndim(kind, kwargs[param])}, [param])
+        _expect_error(
+            func, {**kwargs, param: _wrong_ndim(kind, kwargs[param])}, [param]
+        )
 
 
 @pytest.mark.parametrize("name, loss_form", CASES, ids=CASE_IDS)
@@ -436,9 +443,7 @@ def _containers(value):
     except ImportError:  # pragma: no cover
         pl = None
     if pl is not None:
-        out["polars"] = (
-            pl.Series(value) if value.ndim == 1 else pl.DataFrame(value)
-        )
+        out["polars"] = pl.Series(value) if value.ndim == 1 else pl.DataFrame(value)
     return out
 
 
@@ -534,8 +539,10 @@ def test_label_types(name, loss_form, rng):
     labels = [
         p for p, (kind, _) in _sample_arrays(func, kwargs).items() if kind == "labels"
     ]
-    if not labels or "labels" in inspect.signature(func).parameters and any(
-        k in kwargs for k in ("y_proba", "proba_source")
+    if (
+        not labels
+        or "labels" in inspect.signature(func).parameters
+        and any(k in kwargs for k in ("y_proba", "proba_source"))
     ):
         # labels that index probability columns are covered by the functions' tests
         return
