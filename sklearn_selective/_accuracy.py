@@ -44,13 +44,17 @@ def _atc_thresholds(groups, correct, weights):
     ``weights`` has shape ``(n,)`` or ``(b, n)``; a candidate must carry
     weight (for a bootstrap resample: it must have been drawn). ``groups`` are
     the tie groups of the scores (sorted once for every weight vector).
+
+    The distance is compared in weight units, ``|error weight - weight below|``,
+    never after dividing by the total: for integer weights (and bootstrap
+    counts) it is then exact, so a tie of the distance is a tie and the rule
+    "lowest score" decides it, not the rounding of two quotients.
     """
     group_weight = groups.weight(weights)
-    group_errors = groups.sum(weights * (1.0 - correct))
-    total = group_weight.sum(axis=-1, keepdims=True)
-    error = group_errors.sum(axis=-1, keepdims=True) / total
-    below = (np.cumsum(group_weight, axis=-1) - group_weight) / total
-    distance = np.where(group_weight > 0, np.abs(error - below), np.inf)
+    error_weight = groups.sum(weights * (1.0 - correct)).sum(axis=-1, keepdims=True)
+    below = np.cumsum(group_weight, axis=-1)
+    below = np.concatenate([np.zeros((*below.shape[:-1], 1)), below[..., :-1]], axis=-1)
+    distance = np.where(group_weight > 0, np.abs(error_weight - below), np.inf)
     return groups.values[np.argmin(distance, axis=-1)]
 
 

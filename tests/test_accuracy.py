@@ -1,11 +1,13 @@
 """Label-free accuracy estimation: ATC against Eq. 1-3, theorems, baselines."""
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
@@ -23,6 +25,7 @@ from sklearn_selective import (
     average_confidence_accuracy,
     doc_accuracy,
 )
+from sklearn_selective._accuracy import _fit_atc, _SortedScores
 from sklearn_selective.confidence import (
     get_confidence_function,
     get_confidence_function_names,
@@ -33,22 +36,91 @@ from sklearn_selective.confidence import (
 # Direct transcription of [ATC] Eq. 1-3, one candidate threshold at a time
 # ----------------------------------------------------------------------------
 def _reference_atc(scores, correct, target_scores, weights=None, target_weights=None):
-    weights = [1.0] * len(scores) if weights is None else list(weights)
+    """Eq. 1-3 with exact rational arithmetic: distances in weight units."""
+    weights = [1] * len(scores) if weights is None else list(weights)
     target_weights = (
-        [1.0] * len(target_scores) if target_weights is None else list(target_weights)
+        [1] * len(target_scores) if target_weights is None else list(target_weights)
     )
-    total = sum(weights)
-    error = sum(w for w, c in zip(weights, correct, strict=True) if not c) / total
+    weights = [Fraction(w) for w in weights]
+    error = sum(w for w, c in zip(weights, correct, strict=True) if not c)
     best, best_distance = None, None
     for t in sorted({s for s, w in zip(scores, weights, strict=True) if w > 0}):
-        below = sum(w for s, w in zip(scores, weights, strict=True) if s < t) / total
+        below = sum(w for s, w in zip(scores, weights, strict=True) if s < t)
         distance = abs(error - below)
-        if best_distance is None or distance < best_distance:
+        if best_distance is None or distance < best_distance:  # ties: lowest t
             best, best_distance = t, distance
     accepted = sum(
-        w for s, w in zip(target_scores, target_weights, strict=True) if s >= best
+        Fraction(w)
+        for s, w in zip(target_scores, target_weights, strict=True)
+        if s >= best
     )
-    return accepted / sum(target_weights)
+    return float(accepted / sum(Fraction(w) for w in target_weights))
+
+
+def test_tied_distance_goes_to_the_lowest_score():
+    # Source error 2/5; the candidates 0.8 (1/5 below) and 0.9 (3/5 below) are
+    # both at distance 1/5, which floating-point division broke towards 0.9.
+    y = [0, 0, 1, 1, 0]
+    proba = [[0.8, 0.2], [0.9, 0.1], [0.9, 0.1], [0.5, 0.5], [0.8, 0.2]]
+    target = [[0.85, 0.15], [0.88, 0.12], [0.49, 0.51]]
+    assert atc_accuracy(y, proba, target) == pytest.approx(2 / 3)
+    X = np.arange(5)[:, None]
+    atc = ATCEstimator(FrozenEstimator(_FixedProba(proba).fit(X, y))).fit(X, y)
+    assert atc.threshold_ == 0.8
+
+
+class _FixedProba(ClassifierMixin, BaseEstimator):
+    """A 'model' whose probabilities for sample i (X[i, 0] == i) are given."""
+
+    def __init__(self, proba):
+        self.proba = proba
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(self.proba)[np.asarray(X)[:, 0].astype(int)]
+
+    def predict(self, X):
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+
+@st.composite
+def weighted_score_problems(draw):
+    """Scores on a coarse grid (many ties), integer weights, any correctness."""
+    n = draw(st.integers(1, 30))
+    scores = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    correct = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    weights = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n).filter(any))
+    targets = draw(st.lists(st.integers(-1, 7), min_size=1, max_size=20))
+    return (
+        np.array(scores) / 7,
+        np.array(correct, dtype=float),
+        np.array(weights, dtype=float),
+        np.array(targets) / 7,
+    )
+
+
+@given(problem=weighted_score_problems())
+@example(  # the tie of issue 12: distance 1 below 0.8 and 0.9, in weight units
+    problem=(
+        np.array([0.8, 0.9, 0.9, 0.5, 0.8]),
+        np.array([1.0, 1.0, 0.0, 0.0, 1.0]),
+        np.ones(5),
+        np.array([0.85, 0.88, 0.51]),
+    )
+)
+def test_atc_threshold_matches_exact_transcription(problem):
+    scores, correct, weights, targets = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # all-correct sources
+        threshold, _, _ = _fit_atc(scores, correct, weights, 0, None)
+    estimate = _SortedScores(targets, None).share_at_or_above(threshold)
+    expected = _reference_atc(
+        scores.tolist(), correct, targets.tolist(), weights.astype(int).tolist()
+    )
+    assert estimate == expected
 
 
 @st.composite
