@@ -433,3 +433,21 @@ def test_unfitted_and_interval_errors(shifted):
         atc.estimate_accuracy(X_target, return_interval=True)
     with pytest.raises(ValueError, match="confidence_level"):
         atc.estimate_accuracy(X_target, confidence_level=1.5)
+
+
+@pytest.mark.parametrize(
+    "csf, match",
+    [
+        (lambda p: np.full(p.shape[0], np.nan), "NaN or infinite"),
+        (lambda p: np.where(p[:, 0] > 0.5, np.inf, 0.0), "NaN or infinite"),
+        (lambda p: p, r"shape \(2, 2\)"),
+        (lambda p: p.max(axis=1)[:1], r"shape \(1,\)"),
+        (lambda p: ["a"] * p.shape[0], "calling it failed|finite float"),
+    ],
+)
+def test_callable_score_output_is_validated(csf, match):
+    y = [0, 1]
+    proba = [[0.9, 0.1], [0.2, 0.8]]
+    with pytest.raises(ValueError, match=match) as info:
+        atc_accuracy(y, proba, proba, score=csf)
+    assert "score=" in str(info.value)
