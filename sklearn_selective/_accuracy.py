@@ -17,11 +17,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from ._accuracy_functions import (  # noqa: F401 (array-level API of the monitor)
+    _atc_interval,
     _atc_thresholds,
     _doc_estimate,
     _fit_atc,
-    _interval,
     _SortedScores,
+    _target_seed,
     atc_accuracy,
     average_confidence_accuracy,
     doc_accuracy,
@@ -253,6 +254,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self.threshold_, self.thresholds_, self.source_accuracy_ = _fit_atc(
             scores, correct, sample_weight, self.n_bootstrap, self.random_state
         )
+        self._target_seed = _target_seed(self.random_state)
 
     def predict_correct(self, X):
         """Whether each target prediction counts as correct in the estimate.
@@ -290,9 +292,20 @@ class ATCEstimator(_BaseAccuracyEstimator):
             Target sample weights.
 
         return_interval : bool, default=False
-            Also return the percentile interval of the bootstrap estimates
-            (needs ``n_bootstrap > 0``). It reflects the uncertainty of the
-            source threshold, not the sampling of the target set.
+            Also return a percentile bootstrap interval (needs
+            ``n_bootstrap > 0``) for the **population accuracy on the target
+            distribution**: the accuracy the classifier would have on an
+            unlimited number of new samples drawn like ``X``. Each of the
+            ``n_bootstrap`` bootstrap thresholds of the source is paired with
+            a bootstrap resample of the target samples, so the interval
+            includes both the uncertainty of the threshold (finite source
+            data) and the sampling of the target set. It assumes what ATC
+            assumes (the shift keeps the link between score and correctness);
+            it does not cover the error of a shift that breaks it, and it is
+            not an interval for the accuracy on these particular samples,
+            whose realised correctness varies around the population value.
+            The resamples are drawn from ``random_state`` (reproducible for an
+            integer).
 
         confidence_level : float in (0, 1), default=0.95
             Level of the interval.
@@ -321,7 +334,11 @@ class ATCEstimator(_BaseAccuracyEstimator):
         estimates = sorted_scores.share_at_or_above(self.thresholds_)
         estimate = float(estimates.mean())
         if return_interval:
-            return estimate, _interval(estimates, confidence_level)
+            rng = np.random.default_rng(self._target_seed)
+            interval = _atc_interval(
+                self.thresholds_, scores, weight, rng, confidence_level
+            )
+            return estimate, interval
         return estimate
 
 

@@ -7,6 +7,7 @@ performance monitor, and the functional forms :func:`atc_accuracy`,
 """
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_array, column_or_1d
@@ -95,8 +96,64 @@ def _fit_atc(scores, correct, sample_weight, n_bootstrap, random_state):
 
 def _interval(values, confidence_level):
     tail = (1 - confidence_level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
+    low, high = np.nanquantile(values, [tail, 1 - tail])
     return float(low), float(high)
+
+
+def _joint_bootstrap_estimates(thresholds, target_scores, target_weight, rng):
+    """ATC estimates of a joint source-and-target bootstrap.
+
+    ``thresholds`` are the thresholds of ``b`` bootstrap resamples of the
+    source; resample ``j`` of the target (``rng``, with replacement, weights
+    carried along) is paired with ``thresholds[j]``, so that each estimate
+    varies with the source (through the threshold) and with the target
+    sample (through the share at or above it). Returns shape ``(b,)``; a
+    target resample without weight gives NaN.
+    """
+    n_target = target_scores.shape[0]
+    estimates, start = [], 0
+    for indices in _bootstrap_indices(rng, n_target, thresholds.shape[0]):
+        rows = indices.shape[0]
+        above = target_scores[indices] >= thresholds[start : start + rows, None]
+        start += rows
+        if target_weight is None:
+            estimates.append(above.mean(axis=1))
+            continue
+        weight = target_weight[indices]
+        total = weight.sum(axis=1)
+        estimates.append(
+            np.divide(
+                (weight * above).sum(axis=1),
+                total,
+                out=np.full(rows, np.nan),
+                where=total > 0,
+            )
+        )
+    return np.concatenate(estimates)
+
+
+def _atc_interval(thresholds, target_scores, target_weight, rng, confidence_level):
+    """Percentile interval for the target's population accuracy (joint bootstrap).
+
+    ``thresholds`` come from :func:`_fit_atc` with ``n_bootstrap > 0``; ``rng``
+    must be independent of the generator that drew them.
+    """
+    estimates = _joint_bootstrap_estimates(
+        thresholds, target_scores, target_weight, _check_generator(rng)
+    )
+    return _interval(estimates, confidence_level)
+
+
+def _target_seed(random_state):
+    """A seed for the target resamples, independent of the source resamples.
+
+    An integer ``random_state`` gives a fixed, distinct stream (a spawned
+    ``SeedSequence``), so intervals are reproducible; otherwise the seed is
+    drawn from ``random_state``.
+    """
+    if isinstance(random_state, Integral):
+        return np.random.SeedSequence(random_state, spawn_key=(1,))
+    return np.random.SeedSequence(int(_check_generator(random_state).integers(2**63)))
 
 
 # ----------------------------------------------------------------------------

@@ -284,6 +284,79 @@ def test_no_shift_estimate_is_unbiased():
 
 
 # ----------------------------------------------------------------------------
+# The interval covers the population accuracy (no shift)
+# ----------------------------------------------------------------------------
+class _ProbaIsX(ClassifierMixin, BaseEstimator):
+    """A 'model' whose class probabilities are its input rows."""
+
+    def fit(self, X, y):
+        self.classes_ = np.arange(np.asarray(X).shape[1])
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(X)
+
+    def predict(self, X):
+        return self.predict_proba(X).argmax(axis=1)
+
+
+def _population_accuracy(tilt=1.5, k=4):
+    """E[P(correct)] of the simulated model, from 2e6 draws (s.e. ~ 1e-4)."""
+    proba = np.random.default_rng(123).dirichlet(np.full(k, 0.7), size=2_000_000)
+    truth = proba**tilt
+    truth /= truth.sum(axis=1, keepdims=True)
+    return float(truth[np.arange(proba.shape[0]), proba.argmax(axis=1)].mean())
+
+
+def _interval_coverage(repetitions, n_source, n_target):
+    population = _population_accuracy()
+    model = FrozenEstimator(_ProbaIsX().fit(np.eye(4), range(4)))
+    hits = 0
+    for repetition in range(repetitions):
+        rng = np.random.default_rng([repetition, 1])  # not the bootstrap's stream
+        proba, y = _draw(rng, n_source)
+        target, _ = _draw(rng, n_target)
+        atc = ATCEstimator(model, n_bootstrap=200, random_state=repetition)
+        _, (low, high) = atc.fit(proba, y).estimate_accuracy(
+            target, return_interval=True
+        )
+        hits += low <= population <= high
+    coverage = hits / repetitions
+    print(f"coverage {coverage:.4f} over {repetitions} repetitions")
+    standard_error = np.sqrt(0.95 * 0.05 / repetitions)
+    assert abs(coverage - 0.95) <= 2 * standard_error, coverage
+
+
+def test_interval_covers_the_population_accuracy():
+    # Before the target was resampled too, the coverage was about 0.85 here.
+    _interval_coverage(repetitions=300, n_source=300, n_target=300)
+
+
+@pytest.mark.slow
+def test_interval_covers_the_population_accuracy_long():
+    _interval_coverage(repetitions=1500, n_source=200, n_target=600)
+
+
+def test_interval_is_reproducible_and_weights_are_repetitions():
+    rng = np.random.default_rng(7)
+    proba, y = _draw(rng, 200)
+    target, _ = _draw(rng, 50)
+    model = FrozenEstimator(_ProbaIsX().fit(np.eye(4), range(4)))
+    atc = ATCEstimator(model, n_bootstrap=50, random_state=0).fit(proba, y)
+    first = atc.estimate_accuracy(target, return_interval=True)
+    assert atc.estimate_accuracy(target, return_interval=True) == first
+    weights = np.ones(50)
+    assert atc.estimate_accuracy(
+        target, sample_weight=weights, return_interval=True
+    ) == pytest.approx(first)
+    # The target resamples are not the source resamples' stream.
+    assert not np.array_equal(
+        np.random.default_rng(atc._target_seed).integers(0, 200, 200),
+        np.random.default_rng(0).integers(0, 200, 200),
+    )
+
+
+# ----------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------
 def _expected_failed_checks(estimator):
