@@ -49,7 +49,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         "random_state": ["random_state"],
     }
 
-    def _score_function(self):
+    def _csf(self):
         return "msp", {}
 
     def _base_estimator(self):
@@ -86,9 +86,9 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         y = column_or_1d(y, warn=True)
         sample_weight = _check_sample_weight(sample_weight, y.shape[0])
         routed = self._fit_params(sample_weight, fit_params)
-        score, score_params = self._score_function()
+        csf, csf_params = self._csf()
         held_out = self._fit_held_out(
-            X, y, routed, score, score_params, estimator=self._base_estimator()
+            X, y, routed, csf, csf_params, estimator=self._base_estimator()
         )
         self.estimator_ = held_out.estimator
         self.classes_ = self.estimator_.classes_
@@ -97,10 +97,51 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         self._fit_source(held_out.confidence, correct, weights)
         return self
 
+    def score(self, X, y, sample_weight=None):
+        """Negative absolute error of the accuracy estimate on labelled data.
+
+        An accuracy estimator's task is to estimate the classifier's accuracy,
+        so its score (greater is better, as for every scikit-learn ``score``)
+        is ``-|estimate_accuracy(X) - accuracy of estimator_ on (X, y)|``.
+        This lets :class:`~sklearn.model_selection.GridSearchCV` choose, e.g.,
+        ``csf`` or ``n_bootstrap`` by estimation error; score on labelled
+        *shifted* data when the estimator is meant for shifts (i.i.d.
+        cross-validation folds only measure the no-shift error). The
+        classifier's own accuracy is ``estimator_.score(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Labelled target samples.
+
+        y : array-like of shape (n_samples,)
+            Their true labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, for the estimate and the true accuracy alike.
+
+        Returns
+        -------
+        score : float
+            ``-|estimated - true accuracy|``, at most 0.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        y = column_or_1d(y, dtype=None)
+        y_pred = self.estimator_.predict(X)
+        if y.shape[0] != y_pred.shape[0]:
+            raise ValueError(
+                f"y has {y.shape[0]} labels but X has {y_pred.shape[0]} samples; "
+                "pass one label per sample."
+            )
+        weight = _check_sample_weight(sample_weight, y.shape[0])
+        accuracy = np.average(y_pred == y, weights=weight)
+        estimate = self.estimate_accuracy(X, sample_weight=weight)
+        return -float(abs(estimate - accuracy))
+
     def _target_scores(self, X, sample_weight):
         check_is_fitted(self, self._fitted_attribute)
-        score, score_params = self._score_function()
-        _, confidence = predict_with_confidence(self.estimator_, X, score, score_params)
+        csf, csf_params = self._csf()
+        _, confidence = predict_with_confidence(self.estimator_, X, csf, csf_params)
         return confidence, _check_sample_weight(sample_weight, confidence.shape[0])
 
 
@@ -122,12 +163,12 @@ class ATCEstimator(_BaseAccuracyEstimator):
             :class:`~sklearn.frozen.FrozenEstimator` (then all of ``fit``'s data
             is source validation data).
 
-        score : str or callable, default="msp"
+        csf : str or callable, default="msp"
             Any score function of :mod:`sklearn_selective.confidence` (ATC-MC is
             ``"msp"``, ATC-NE ``"negative_entropy"``). In binary problems every
             probability-based score gives the same estimate (Theorem 1).
 
-        score_params : dict, default=None
+        csf_params : dict, default=None
             Keyword arguments of the score function.
 
         n_bootstrap : int, default=0
@@ -213,8 +254,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
     _parameter_constraints: dict = {
         **_BaseAccuracyEstimator._parameter_constraints,
-        "score": [str, callable],
-        "score_params": [dict, None],
+        "csf": [str, callable],
+        "csf_params": [dict, None],
         "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
         "temperature_scaling": ["boolean"],
     }
@@ -223,8 +264,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self,
         estimator,
         *,
-        score="msp",
-        score_params=None,
+        csf="msp",
+        csf_params=None,
         n_bootstrap=0,
         temperature_scaling=False,
         cv=None,
@@ -233,8 +274,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         random_state=None,
     ):
         self.estimator = estimator
-        self.score = score
-        self.score_params = score_params
+        self.csf = csf
+        self.csf_params = csf_params
         self.n_bootstrap = n_bootstrap
         self.temperature_scaling = temperature_scaling
         self.cv = cv
@@ -242,8 +283,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _score_function(self):
-        return self.score, self.score_params or {}
+    def _csf(self):
+        return self.csf, self.csf_params or {}
 
     def _base_estimator(self):
         if self.temperature_scaling:

@@ -159,14 +159,14 @@ def _target_seed(random_state):
 # ----------------------------------------------------------------------------
 # Functional forms
 # ----------------------------------------------------------------------------
-def _probability_csf(score):
-    if model_output_of(score) != "predict_proba":
+def _probability_csf(csf):
+    if model_output_of(csf) != "predict_proba":
         raise ValueError(
-            f"score={score!r} reads {model_output_of(score)}; from probabilities "
+            f"csf={csf!r} reads {model_output_of(csf)}; from probabilities "
             "only a probability-based score function can be computed (e.g. 'msp', "
             "'negative_entropy'). Use ATCEstimator with a fitted model instead."
         )
-    return get_confidence_function(score)
+    return get_confidence_function(csf)
 
 
 def _csf_scores(csf, csf_params, proba, proba_name):
@@ -177,7 +177,7 @@ def _csf_scores(csf, csf_params, proba, proba_name):
     except (TypeError, ValueError) as error:
         if callable(csf):
             raise ValueError(
-                f"score={csf!r} must return one float per row of {proba_name}; "
+                f"csf={csf!r} must return one float per row of {proba_name}; "
                 f"calling it failed: {error}"
             ) from error
         raise
@@ -189,7 +189,7 @@ def _csf_scores(csf, csf_params, proba, proba_name):
             else "NaN or infinite values"
         )
         raise ValueError(
-            f"score={csf!r} must return one finite float per row of {proba_name} "
+            f"csf={csf!r} must return one finite float per row of {proba_name} "
             f"(shape ({n_samples},)); it returned {problem}. Fix the score "
             "function, e.g. replace NaN by its limit or clip infinities."
         )
@@ -242,7 +242,7 @@ _FUNCTIONAL_CONSTRAINTS = {
 
 
 @validate_params(
-    {**_FUNCTIONAL_CONSTRAINTS, "score": [str, callable], "score_params": [dict, None]},
+    {**_FUNCTIONAL_CONSTRAINTS, "csf": [str, callable], "csf_params": [dict, None]},
     prefer_skip_nested_validation=True,
 )
 def atc_accuracy(
@@ -250,8 +250,8 @@ def atc_accuracy(
     proba_source,
     proba_target,
     *,
-    score="msp",
-    score_params=None,
+    csf="msp",
+    csf_params=None,
     labels=None,
     sample_weight=None,
     target_sample_weight=None,
@@ -276,12 +276,12 @@ def atc_accuracy(
     proba_target : array-like of shape (n_target, n_classes)
         Class probabilities on the unlabelled target samples.
 
-    score : str or callable, default="msp"
+    csf : str or callable, default="msp"
         A probability-based score function of
         :mod:`sklearn_selective.confidence`: ``"msp"`` is ATC-MC and
         ``"negative_entropy"`` ATC-NE of Garg et al.
 
-    score_params : dict, default=None
+    csf_params : dict, default=None
         Keyword arguments of the score function.
 
     labels : array-like of shape (n_classes,), default=None
@@ -330,8 +330,8 @@ def atc_accuracy(
     """
     proba_source, correct = _source_predictions(y_source, proba_source, labels)
     proba_target = _check_target(proba_target, proba_source)
-    scores = _csf_scores(score, score_params, proba_source, "proba_source")
-    target_scores = _csf_scores(score, score_params, proba_target, "proba_target")
+    scores = _csf_scores(csf, csf_params, proba_source, "proba_source")
+    target_scores = _csf_scores(csf, csf_params, proba_target, "proba_target")
     sample_weight = _check_sample_weight(sample_weight, scores.shape[0])
     target_weight = _check_sample_weight(target_sample_weight, target_scores.shape[0])
     threshold, _, _ = _fit_atc(scores, correct, sample_weight, 0, None)

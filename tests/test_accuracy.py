@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -163,7 +164,7 @@ def test_atc_matches_transcription(problem, score):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # all-correct sources
         result = atc_accuracy(
-            y, proba, proba_target, score=score, labels=labels, sample_weight=weights
+            y, proba, proba_target, csf=score, labels=labels, sample_weight=weights
         )
     assert result == pytest.approx(expected, abs=1e-12)
 
@@ -219,7 +220,7 @@ def test_theorem_1_binary_every_score_gives_the_same_estimate():
         y = (rng.random(300) < proba[:, 1] * 0.8 + 0.1).astype(int)
         target = _grid_binary(200, rng) ** 1.0
         estimates = {
-            score: atc_accuracy(y, proba, target, score=score, labels=[0, 1])
+            score: atc_accuracy(y, proba, target, csf=score, labels=[0, 1])
             for score in PROBABILITY_SCORES
         }
         assert len(set(estimates.values())) == 1, estimates
@@ -232,8 +233,8 @@ def test_theorem_2_l2_norm_and_l2_to_uniform_agree_for_any_k():
         proba, target = counts[:250] / 32, counts[250:] / 32
         y = rng.integers(0, k, size=250)
         labels = np.arange(k)
-        assert atc_accuracy(y, proba, target, score="l2_norm", labels=labels) == (
-            atc_accuracy(y, proba, target, score="l2_to_uniform", labels=labels)
+        assert atc_accuracy(y, proba, target, csf="l2_norm", labels=labels) == (
+            atc_accuracy(y, proba, target, csf="l2_to_uniform", labels=labels)
         )
 
 
@@ -275,7 +276,7 @@ def test_no_shift_estimate_is_unbiased():
         proba_t, y_t = _draw(rng, 400)
         true_accuracy = np.mean(proba_t.argmax(axis=1) == y_t)
         for score, store in errors.items():
-            estimate = atc_accuracy(y, proba, proba_t, score=score, labels=range(4))
+            estimate = atc_accuracy(y, proba, proba_t, csf=score, labels=range(4))
             store.append(estimate - true_accuracy)
     for score, store in errors.items():
         store = np.asarray(store)
@@ -359,21 +360,6 @@ def test_interval_is_reproducible_and_unit_weights_change_nothing():
 # ----------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------
-def _expected_failed_checks(estimator):
-    if isinstance(estimator, ATCEstimator):
-        reason = (
-            "The SPEC names ATCEstimator's score-function parameter `score`, which "
-            "shadows the conventional `score` method that this check calls; "
-            "ATCEstimator has no score method."
-        )
-        return {
-            "check_fit_score_takes_y": reason,
-            "check_n_features_in_after_fitting": reason,
-            "check_pipeline_consistency": reason,
-        }
-    return {}
-
-
 @parametrize_with_checks(
     [
         ATCEstimator(LogisticRegression()),
@@ -381,7 +367,6 @@ def _expected_failed_checks(estimator):
         AverageConfidenceEstimator(LogisticRegression()),
         DoCEstimator(LogisticRegression()),
     ],
-    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
@@ -414,9 +399,9 @@ def test_frozen_estimator_matches_the_functional_form(shifted):
         model.predict_proba(X_target),
     )
     for score in ("msp", "negative_entropy"):
-        atc = ATCEstimator(frozen, score=score).fit(X_source, y_source)
+        atc = ATCEstimator(frozen, csf=score).fit(X_source, y_source)
         assert atc.estimate_accuracy(X_target) == atc_accuracy(
-            y_source, proba_source, proba_target, score=score
+            y_source, proba_source, proba_target, csf=score
         )
         assert np.mean(atc.predict_correct(X_target)) == atc.estimate_accuracy(X_target)
     ac = AverageConfidenceEstimator(frozen).fit(X_source, y_source)
@@ -469,7 +454,7 @@ def test_binary_estimator_gives_the_same_estimate_for_every_score():
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[:400], y[:400])
     frozen = FrozenEstimator(model)
     estimates = {
-        score: ATCEstimator(frozen, score=score)
+        score: ATCEstimator(frozen, csf=score)
         .fit(X[400:800], y[400:800])
         .estimate_accuracy(X[800:] * 1.5)
         for score in PROBABILITY_SCORES
@@ -492,7 +477,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="same classes"):
         atc_accuracy(y, proba, [[1.0, 0.0, 0.0]])
     with pytest.raises(ValueError, match="probability-based score"):
-        atc_accuracy(y, proba, proba, score="max_logit")
+        atc_accuracy(y, proba, proba, csf="max_logit")
     with pytest.raises(ValueError, match="sum to 1"):
         atc_accuracy(y, [[0.9, 0.9], [0.2, 0.8]], proba)
 
@@ -522,5 +507,31 @@ def test_callable_score_output_is_validated(csf, match):
     y = [0, 1]
     proba = [[0.9, 0.1], [0.2, 0.8]]
     with pytest.raises(ValueError, match=match) as info:
-        atc_accuracy(y, proba, proba, score=csf)
-    assert "score=" in str(info.value)
+        atc_accuracy(y, proba, proba, csf=csf)
+    assert "csf=" in str(info.value)
+
+
+def test_score_is_the_negative_estimation_error(shifted):
+    model, X_source, y_source, X_target, y_target = shifted
+    frozen = FrozenEstimator(model)
+    accuracy = np.mean(model.predict(X_target) == y_target)
+    for estimator in (
+        ATCEstimator(frozen, csf="negative_entropy"),
+        AverageConfidenceEstimator(frozen),
+        DoCEstimator(frozen),
+    ):
+        estimator.fit(X_source, y_source)
+        expected = -abs(estimator.estimate_accuracy(X_target) - accuracy)
+        assert estimator.score(X_target, y_target) == pytest.approx(expected)
+        weights = np.arange(y_target.shape[0]) % 3
+        estimate = estimator.estimate_accuracy(X_target, sample_weight=weights)
+        weighted = np.average(model.predict(X_target) == y_target, weights=weights)
+        assert estimator.score(
+            X_target, y_target, sample_weight=weights
+        ) == pytest.approx(-abs(estimate - weighted))
+    with pytest.raises(ValueError, match="one label per sample"):
+        estimator.score(X_target, y_target[:-1])
+    grid = GridSearchCV(
+        ATCEstimator(frozen), {"csf": ["msp", "negative_entropy"]}, cv=2
+    ).fit(X_source, y_source)
+    assert grid.best_params_["csf"] in ("msp", "negative_entropy")
