@@ -92,7 +92,7 @@ def check_probability_block(block, name="proba", dtype=None):
             f"Each row of {name} must sum to 1 (within {tol:.3g} = n_classes * "
             f"max(eps, 1e-4) for {n_classes} classes); a row is off by "
             f"{float(np.max(deviation)):.3g}. Normalise the rows in float64: "
-            "proba = proba / proba.sum(axis=-1, keepdims=True)."
+            "p = p / p.sum(axis=-1, keepdims=True)."
         )
 
 

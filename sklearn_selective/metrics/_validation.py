@@ -14,6 +14,8 @@ from ..confidence._blockwise import check_probabilities
 # Raw numpy / scikit-learn messages that do not say which argument is wrong, and
 # the advice that replaces them.
 _ARRAY_ERROR_HINTS = {
+    "complex": "must be real-valued; got complex numbers",
+    "Complex": "must be real-valued; got complex numbers",
     "could not convert": "must hold numbers only; convert or drop the entries "
     "that are not numbers",
     "Unable to convert array of bytes/strings": "must hold numbers only; convert "
@@ -22,7 +24,6 @@ _ARRAY_ERROR_HINTS = {
     "rectangular array",
     "setting an array element with a sequence": "is ragged (its rows have "
     "different lengths); pass a rectangular array",
-    "Complex data not supported": "must be real-valued; got complex numbers",
     "argument must be a string or a": "must hold numbers only; convert or drop "
     "the entries that are not numbers",
 }
