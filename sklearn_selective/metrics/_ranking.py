@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
-from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions
 
 from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
 from ._docstrings import fill_doc
+from ._params import validate_params
 from ._validation import (
     _check_binary_failures,
     _check_confidence,

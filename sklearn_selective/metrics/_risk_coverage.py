@@ -5,7 +5,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._core import (
     ALPHA_ESTIMATORS,
@@ -25,6 +25,7 @@ from ._core import (
     selective_risk_at_coverage_from_stats,
 )
 from ._docstrings import fill_doc
+from ._params import validate_params
 from ._validation import _NAMED_LOSSES, _validate_risk_inputs
 
 RISK_METRIC_CONSTRAINTS = {
