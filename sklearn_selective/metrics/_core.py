@@ -104,17 +104,12 @@ class GroupStats(NamedTuple):
 def _harmonic_difference(x, y):
     """``H_x - H_y`` for real ``x >= y >= 0`` with ``H_z = digamma(z + 1) + gamma``.
 
-    Exact-table lookup for integer arguments up to ``_TABLE_SIZE`` (unit or
-    integer weights), otherwise the asymptotic series of the digamma difference
-    when both arguments are large, so that small differences of large harmonic
-    numbers keep full relative precision (the direct difference loses
-    ~log10(n) digits at sample size n).
+    Computed from the asymptotic series of the digamma difference when both
+    arguments are large, so that small differences of large harmonic numbers
+    keep full relative precision (the direct difference loses ~log10(n) digits
+    at sample size n). :func:`_tabulated_difference` serves small integers.
     """
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    if x.size and x.max() <= _TABLE_SIZE:
-        xi, yi = x.astype(np.intp), y.astype(np.intp)
-        if np.array_equal(xi, x) and np.array_equal(yi, y):
-            return _tabulated_difference(xi, yi)
     small = y + 1.0 < _ASYMPTOTIC_MIN
     result = _harmonic_difference_asymptotic(x, y)
     if small.any():
@@ -200,6 +195,18 @@ def _mean_log_excess(x, y):
 # --------------------------------------------------------------------------------------
 # Plug-in weights alpha of the AURC estimators, averaged over a tie group's positions.
 # --------------------------------------------------------------------------------------
+def _integer_bounds(below, upto, n):
+    """``below, upto, n`` as integer arrays when all are integers within the
+    harmonic table (unit or integer weights), else None."""
+    if not upto.size or float(np.max(n)) > _TABLE_SIZE:
+        return None
+    integers = below.astype(np.intp), upto.astype(np.intp), n.astype(np.intp)
+    for exact, value in zip(integers, (below, upto, n), strict=True):
+        if not (exact == value).all():
+            return None
+    return integers
+
+
 def _harmonic_alpha(below, upto, n):
     """Mean of ``H_n - H_{n - r}`` over the positions ``r`` in ``(below, upto]``.
 
@@ -209,12 +216,19 @@ def _harmonic_alpha(below, upto, n):
     ``alpha = (H_n - H_y) - x (H_x - H_y) / (x - y) + 1``; the last two terms
     cancel exactly for a group of width one (a single unit-weight sample).
     """
+    integers = _integer_bounds(below, upto, n)
+    if integers is not None:  # exact table: unit or integer weights
+        below, upto, n = integers
+        difference = _tabulated_difference
+    else:
+        difference = _harmonic_difference
     y = n - upto
-    alpha = _harmonic_difference(n, y)
-    wide = (upto - below) != 1
+    alpha = difference(n, y)
+    width = upto - below
+    wide = width != 1
     if wide.any():
-        x, y, width = n[wide] - below[wide], y[wide], upto[wide] - below[wide]
-        alpha[wide] += 1.0 - x * _harmonic_difference(x, y) / width
+        x, y, width = n[wide] - below[wide], y[wide], width[wide]
+        alpha[wide] += 1.0 - x * difference(x, y) / width
     return alpha
 
 
