@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -49,12 +50,14 @@ def _ref_margin(p):
 
 
 def _ref_logit_pnorm(z, p=2.0):
-    mean = sum(z) / len(z)
-    c = [x - mean for x in z]
+    # Exact rational centring: constant logits give exactly 0, and logits near
+    # the float limit neither overflow nor lose digits.
+    mean = sum(map(Fraction, z)) / len(z)
+    c = [Fraction(x) - mean for x in z]
     scale = max(abs(x) for x in c)
     if scale == 0:
         return 0.0
-    c = [x / scale for x in c]  # the ratio is scale-free; avoids underflow
+    c = [float(x / scale) for x in c]  # the ratio is scale-free
     norm = 1.0 if p == math.inf else sum(abs(x) ** p for x in c) ** (1 / p)
     return max(c) / norm
 
@@ -283,6 +286,53 @@ def test_logit_csfs_are_finite_for_huge_logits(name):
     for values in (logits, logits.astype(np.float32), logits[:, 0]):
         result = get_confidence_function(name)(values)
         assert result.dtype == np.float64 and np.isfinite(result).all()
+
+
+HUGE_LOGITS = np.array(
+    [
+        [1e308, -1e308, 0.0],
+        [1e308, 1e308, -1e308],
+        [-1e308, -1e308, -1e308],
+        [1.7e308, -1.7e308, 1e308],
+        [np.finfo(np.float64).max, -np.finfo(np.float64).max, 0.0],
+    ]
+)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, math.inf])
+def test_logit_pnorm_is_exact_for_logits_near_the_float_limit(p):
+    # Issue 12 item 5: centring 1e308 overflowed and returned NaN. The score is
+    # scale-free, so it must equal the score of the same logits divided by 1e300
+    # (and the transcription, which centres in Python floats at that scale).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = csf_module.logit_pnorm(HUGE_LOGITS, p=p)
+    small = HUGE_LOGITS / 1e300
+    np.testing.assert_allclose(result, csf_module.logit_pnorm(small, p=p), rtol=1e-15)
+    np.testing.assert_allclose(
+        result, [_ref_logit_pnorm(list(row), p) for row in HUGE_LOGITS], rtol=1e-12
+    )
+    assert result[2] == 0  # constant logits
+    np.testing.assert_allclose(
+        csf_module.logit_pnorm(np.array([1e308, -1e308]), p=p), 2 ** (-1 / p)
+    )
+
+
+def test_max_logit_and_energy_are_exact_near_the_float_limit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(
+            csf_module.max_logit(HUGE_LOGITS), HUGE_LOGITS.max(axis=1)
+        )
+        result = csf_module.energy(HUGE_LOGITS)
+        hot = csf_module.energy(HUGE_LOGITS, temperature=1e300)
+    # Differences of ~1e308 make every other term vanish: energy = max + T log(ties).
+    ties = (HUGE_LOGITS.max(axis=1, keepdims=True) == HUGE_LOGITS).sum(axis=1)
+    np.testing.assert_allclose(result, HUGE_LOGITS.max(axis=1) + np.log(ties))
+    expected = [_ref_energy(row, 1e300) for row in HUGE_LOGITS[:4]]
+    np.testing.assert_allclose(hot[:4], expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="exceeds the float64 range"):
+        csf_module.energy([[1.7e308, 1.7e308]], temperature=1e308)
 
 
 def test_float32_input_matches_float64():

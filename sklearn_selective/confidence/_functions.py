@@ -116,10 +116,16 @@ def _js_to_uniform_kernel(p):
 
 
 def _logit_pnorm_kernel(z, p):
+    # The score is invariant to a positive rescaling of the row, so each row
+    # is divided by its largest magnitude first: centring logits of order
+    # 1e308 would otherwise overflow (the mean, and z - mean, reach inf). The
+    # centred row is rescaled again so that its p-norm cannot overflow or
+    # underflow either; the result is exact for every finite input.
+    z = z / _nonzero(row_max(np.abs(z)))[:, None]
     centred = z - z.mean(axis=1, keepdims=True)
     scale = row_max(np.abs(centred))
     constant = scale == 0
-    centred /= np.where(constant, 1, scale)[:, None]
+    centred /= _nonzero(scale)[:, None]
     if p == np.inf:
         norm = np.ones_like(scale)
     elif p == 2:
@@ -129,10 +135,25 @@ def _logit_pnorm_kernel(z, p):
     return np.where(constant, 0.0, row_max(centred) / np.where(constant, 1, norm))
 
 
+def _nonzero(scale):
+    """``scale`` with zeros replaced by ones (a safe divisor)."""
+    return np.where(scale == 0, 1.0, scale)
+
+
 def _energy_kernel(z, temperature):
+    # Differences to the row maximum below -1.8e308 overflow to -inf, whose
+    # exponential is the correct 0: the overflow is harmless, so silenced.
     top = row_max(z)
-    shifted = np.exp((z - top[:, None]) / temperature).sum(axis=1)
-    return top + temperature * np.log(shifted)
+    with np.errstate(over="ignore"):
+        shifted = np.exp((z - top[:, None]) / temperature).sum(axis=1)
+        result = top + temperature * np.log(shifted)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            "The energy score exceeds the float64 range for these logits and "
+            f"temperature={temperature:g}; divide the logits and the temperature "
+            "by the same constant (the order of the scores is unchanged)."
+        )
+    return result
 
 
 def _variation_ratio_kernel(P):
