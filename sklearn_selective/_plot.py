@@ -3,37 +3,11 @@
 import numpy as np
 from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support
-from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils._plotting import _validate_style_kwargs
 
+from ._plot_data import KINDS, check_kind, curve_data, display_data, selective_line
 from .confidence import predict_with_confidence
-from .metrics import (
-    augrc,
-    aurc,
-    generalized_risk_coverage_curve,
-    risk_coverage_curve,
-)
 from .metrics._validation import _validate_risk_inputs
-
-# kind -> (curve function, metric shown in the legend, its name, y-axis label)
-_KINDS = {
-    "selective": (risk_coverage_curve, aurc, "AURC", "Selective risk"),
-    "generalized": (
-        generalized_risk_coverage_curve,
-        augrc,
-        "AUGRC",
-        "Generalized risk",
-    ),
-}
-
-# Coverages added to a selective curve so that its shape inside wide tie groups
-# (the 0/1 oracle has two) is drawn, not a chord between the groups' ends.
-_COVERAGE_GRID = np.linspace(0.0, 1.0, 257)
-
-
-def _check_kind(kind):
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}.")
 
 
 def _as_list(value):
@@ -55,29 +29,6 @@ def _per_curve(values, n_curves, argument):
 
 def _single(lines):
     return lines[0] if len(lines) == 1 else lines
-
-
-def _selective_line(coverage, risk):
-    """Points of the expected selective risk at every coverage in ``[0, 1]``.
-
-    Accepting a fraction of a tie group means accepting a random part of it
-    (the tie convention of every metric here), so the accepted loss grows
-    linearly in the coverage ``c`` inside a group and the selective risk is
-    that loss divided by ``c``: a hyperbola, not the chord between the group's
-    ends. This is :func:`~sklearn_selective.metrics.selective_risk_at_coverage`
-    at every drawn coverage; at coverage 0 it is the limit, the most confident
-    group's mean loss. The curve's own points are drawn exactly.
-    """
-    coverage = np.asarray(coverage, dtype=float)
-    risk = np.asarray(risk, dtype=float)
-    x = np.union1d(coverage, _COVERAGE_GRID[coverage.max() >= _COVERAGE_GRID])
-    accepted_loss = np.interp(x, np.r_[0.0, coverage], np.r_[0.0, coverage * risk])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        y = np.where(x > 0, accepted_loss / x, risk[0])
-    at_point = np.searchsorted(coverage, x).clip(max=len(coverage) - 1)
-    exact = coverage[at_point] == x
-    y[exact] = risk[at_point[exact]]
-    return x, y
 
 
 class RiskCoverageDisplay:
@@ -200,7 +151,7 @@ class RiskCoverageDisplay:
     def _line_data(self, coverage, risk):
         if self.kind == "generalized":  # the area is taken from coverage 0
             return np.r_[0.0, coverage], np.r_[0.0, risk]
-        return _selective_line(coverage, risk)
+        return selective_line(coverage, risk)
 
     def plot(
         self,
@@ -256,7 +207,7 @@ class RiskCoverageDisplay:
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt
 
-        _check_kind(self.kind)
+        check_kind(self.kind)
         coverages, risks = _as_list(self.coverage), _as_list(self.risk)
         if len(coverages) != len(risks):
             raise ValueError(
@@ -284,7 +235,7 @@ class RiskCoverageDisplay:
         if ax is None:
             _, ax = plt.subplots()
         self.ax_, self.figure_ = ax, ax.figure
-        _, _, metric_name, ylabel = _KINDS[self.kind]
+        _, _, metric_name, ylabel = KINDS[self.kind]
         lines = []
         for coverage, risk, curve_name, value, line_kw in zip(
             coverages, risks, names, values, kwargs, strict=True
@@ -344,76 +295,6 @@ class RiskCoverageDisplay:
             style = _validate_style_kwargs(default, user_kw or {})
             references.extend(self.ax_.plot(x, y, **style))
         return _single(references)
-
-    @classmethod
-    def _from_losses(cls, confidence, losses, sample_weight, *, kind, aurc_estimator):
-        """The data of one curve: the curve, its area, its references."""
-        curve, metric, _, _ = _KINDS[kind]
-        coverage, risk, thresholds = curve(
-            None, None, confidence, loss=losses, sample_weight=sample_weight
-        )
-        oracle_coverage, oracle_risk, _ = curve(
-            None, None, -losses, loss=losses, sample_weight=sample_weight
-        )
-        metric_kwargs = {"estimator": aurc_estimator} if kind == "selective" else {}
-        try:
-            value = metric(
-                None,
-                None,
-                confidence,
-                loss=losses,
-                sample_weight=sample_weight,
-                **metric_kwargs,
-            )
-        except InvalidParameterError as error:
-            raise ValueError(
-                str(error).replace("'estimator' parameter", "'aurc_estimator'")
-            ) from None
-        return {
-            "coverage": coverage,
-            "risk": risk,
-            "thresholds": thresholds,
-            "metric_value": value,
-            "mean_loss": float(np.average(losses, weights=sample_weight)),
-            "oracle_coverage": oracle_coverage,
-            "oracle_risk": oracle_risk,
-        }
-
-    @classmethod
-    def _curves(cls, confidence, losses, sample_weight, *, groups, name, **params):
-        """Display arguments: one curve, or one curve per group."""
-        if groups is None:
-            return {
-                "name": name,
-                **cls._from_losses(confidence, losses, sample_weight, **params),
-            }
-        groups = np.asarray(groups)
-        if groups.shape != confidence.shape:
-            raise ValueError(
-                f"groups must have shape ({len(confidence)},), one group label per "
-                f"sample; got shape {groups.shape}."
-            )
-        labels, index = np.unique(groups, return_inverse=True)
-        curves = []
-        for position, label in enumerate(labels.tolist()):
-            members = index == position
-            weights = None if sample_weight is None else sample_weight[members]
-            if weights is not None and not weights.sum() > 0:
-                raise ValueError(
-                    f"Group {label!r} of groups has a total sample_weight of 0; "
-                    "drop its samples or give them positive weight."
-                )
-            curves.append(
-                cls._from_losses(
-                    confidence[members], losses[members], weights, **params
-                )
-            )
-        prefix = "" if name is None else f"{name}, "
-        display_params = {key: [c[key] for c in curves] for key in curves[0]}
-        return {
-            "name": [f"{prefix}group {label}" for label in labels],
-            **display_params,
-        }
 
     @classmethod
     def from_predictions(
@@ -490,7 +371,7 @@ class RiskCoverageDisplay:
         'Chance level (group b)'
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
-        _check_kind(kind)
+        check_kind(kind)
         confidence, losses, sample_weight = _validate_risk_inputs(
             y_true,
             y_pred,
@@ -499,7 +380,7 @@ class RiskCoverageDisplay:
             sample_weight=sample_weight,
             labels=labels,
         )
-        curves = cls._curves(
+        curves = display_data(
             confidence,
             losses,
             sample_weight,
@@ -647,7 +528,7 @@ chance_level_kw, despine
             The plotted display, with one curve per fold.
         """
         check_matplotlib_support(f"{cls.__name__}.from_cv_results")
-        _check_kind(kind)
+        check_kind(kind)
         missing = {"estimator", "indices"} - set(cv_results)
         if missing:
             raise ValueError(
@@ -670,7 +551,7 @@ chance_level_kw, despine
                 sample_weight=weights,
             )
             folds.append(
-                cls._from_losses(
+                curve_data(
                     confidence,
                     losses,
                     weights,
