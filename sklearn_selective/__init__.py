@@ -4,7 +4,7 @@ Classifiers that may abstain, the metrics that judge them, and label-free
 estimates of how they perform after a distribution shift.
 """
 
-from . import confidence, metrics
+from . import confidence, datasets, metrics
 from ._accuracy import (
     ATCEstimator,
     AverageConfidenceEstimator,
@@ -28,6 +28,7 @@ __all__ = [
     "atc_accuracy",
     "average_confidence_accuracy",
     "confidence",
+    "datasets",
     "doc_accuracy",
     "metrics",
 ]
