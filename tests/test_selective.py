@@ -126,8 +126,66 @@ def test_binary_problem_with_a_decision_function_only_classifier():
 
 def test_reject_label_must_not_be_a_class(data):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="reject_label=1 is one of the classes"):
+    with pytest.raises(ValueError, match=r"reject_label=1 .* one of the classes.*-1"):
         SelectiveClassifier(_model(), reject_label=1).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "labels, reject_label, match",
+    [
+        (["cat", "dog", "bird"], -1, "must be a string.*reject_label='abstain'"),
+        (["abstain", "dog", "bird"], None, None),
+        ([0, 1, 2], "abstain", "must be an integer.*reject_label=-1"),
+        ([0, 1, 2], 0.5, "must be an integer"),
+        ([-1, 0, 1], -1, "one of the classes.*reject_label=-2"),
+        ([0.0, 1.0, 2.0], "x", "must be a number"),
+        (["abstain", "dog", "bird"], "abstain", "reject_label='rejected'"),
+    ],
+)
+def test_reject_label_must_match_the_classes_type(data, labels, reject_label, match):
+    # Issue 12 item 8: -1 with string classes gave a mixed array that crashed
+    # accuracy_score; now fit refuses it and suggests a valid label.
+    X, y, _, _ = data
+    y = np.asarray(labels)[y]
+    clf = SelectiveClassifier(_model(), reject_label=reject_label)
+    if match is None:
+        clf.fit(X, y)
+        return
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "labels, reject_label, dtype_kind",
+    [
+        ([0, 1, 2], -1, "i"),
+        ([0.0, 1.0, 2.0], -1, "f"),
+        (["a", "b", "c"], "abstain", "U"),
+    ],
+)
+def test_predictions_with_a_reject_label_keep_the_classes_type(
+    data, labels, reject_label, dtype_kind
+):
+    from sklearn.metrics import accuracy_score
+
+    X, y, X_new, y_new = data
+    labels = np.asarray(labels)
+    clf = SelectiveClassifier(_model(), reject_label=reject_label).fit(X, labels[y])
+    y_pred = clf.predict(X_new)
+    assert y_pred.dtype.kind == dtype_kind
+    assert np.sum(y_pred == reject_label) > 0
+    assert 0 < accuracy_score(labels[y_new], y_pred) < 1
+
+
+def test_messages_name_the_argument_and_never_give_circular_advice(data):
+    from sklearn.linear_model import LinearRegression
+
+    X, y, _, _ = data
+    for csf in ("msp", "max_logit"):
+        with pytest.raises(ValueError, match="estimator=LinearRegression has neither"):
+            SelectiveClassifier(LinearRegression(), csf=csf).fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight has 10 entries but y has"):
+        SelectiveClassifier(_model()).fit(X, y, sample_weight=np.ones(10))
 
 
 # ------------------------------------------------------------------------------------
@@ -157,14 +215,16 @@ def _true_selective_risk(threshold):
     return (1 - min(max(threshold, 0.5), 1.0)) / 2
 
 
-def _guarantee_violation_rate(n_repeats, n_validation, target, delta, seed):
+def _guarantee_violation_rate(n_repeats, n_validation, target, confidence_level, seed):
     rng = np.random.default_rng(seed)
     model = FrozenEstimator(CalibratedCoin().fit(None, None))
     violations = 0
     for _ in range(n_repeats):
         x = rng.random((n_validation, 1))
         y = (rng.random(n_validation) < 0.5 + x[:, 0] / 2).astype(int)
-        clf = SelectiveClassifier(model, target_risk=target, delta=delta).fit(x, y)
+        clf = SelectiveClassifier(
+            model, target_risk=target, confidence_level=confidence_level
+        ).fit(x, y)
         if np.isfinite(clf.threshold_):  # else it abstains on everything
             assert clf.risk_ <= clf.risk_bound_ < target
         violations += _true_selective_risk(clf.threshold_) > target
@@ -173,9 +233,10 @@ def _guarantee_violation_rate(n_repeats, n_validation, target, delta, seed):
 
 @pytest.mark.filterwarnings("ignore:No threshold certifies")
 def test_sgr_guarantee_holds_fast():
-    # 300 repetitions: the rate is <= delta up to 3 Monte Carlo standard errors.
+    # 300 repetitions: the rate is <= 1 - confidence_level = delta up to 3 Monte
+    # Carlo standard errors.
     delta = 0.1
-    rate = _guarantee_violation_rate(300, 500, target=0.1, delta=delta, seed=0)
+    rate = _guarantee_violation_rate(300, 500, 0.1, confidence_level=0.9, seed=0)
     assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 300)
 
 
@@ -183,25 +244,32 @@ def test_sgr_guarantee_holds_fast():
 @pytest.mark.filterwarnings("ignore:No threshold certifies")
 def test_sgr_guarantee_holds_slow():
     delta = 0.2
-    rate = _guarantee_violation_rate(3000, 300, target=0.12, delta=delta, seed=1)
+    rate = _guarantee_violation_rate(3000, 300, 0.12, confidence_level=0.8, seed=1)
     assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 3000)
 
 
 def test_guarantee_needs_the_certified_model_to_be_deployed(data):
     X, y, _, _ = data
     with pytest.raises(ValueError, match="holds only for the model"):
-        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1).fit(X, y)
+        SelectiveClassifier(_model(), target_risk=0.1, confidence_level=0.9).fit(X, y)
     with pytest.raises(ValueError, match="holds only for the model"):
-        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1, cv=0.3).fit(X, y)
+        SelectiveClassifier(
+            _model(), target_risk=0.1, confidence_level=0.9, cv=0.3
+        ).fit(X, y)
     clf = SelectiveClassifier(
-        _model(), target_risk=0.2, delta=0.1, cv=0.3, refit=False, random_state=0
+        _model(),
+        target_risk=0.2,
+        confidence_level=0.9,
+        cv=0.3,
+        refit=False,
+        random_state=0,
     ).fit(X, y)
     assert clf.policy_ == "guaranteed_risk"
     assert clf.risk_ <= clf.risk_bound_ < 0.2
     fitted = _model().fit(X[:1000], y[:1000])
-    clf = SelectiveClassifier(FrozenEstimator(fitted), target_risk=0.2, delta=0.1).fit(
-        X[1000:], y[1000:]
-    )
+    clf = SelectiveClassifier(
+        FrozenEstimator(fitted), target_risk=0.2, confidence_level=0.9
+    ).fit(X[1000:], y[1000:])
     assert clf.estimator_.estimator is fitted
     assert clf.risk_bound_ < 0.2
 
@@ -210,9 +278,13 @@ def test_guarantee_refuses_too_few_samples_and_weights(data):
     X, y, _, _ = data
     fitted = FrozenEstimator(_model().fit(X, y))
     with pytest.raises(ValueError, match="cannot be certified from 20"):
-        SelectiveClassifier(fitted, target_risk=0.01, delta=0.05).fit(X[:20], y[:20])
-    with pytest.raises(ValueError, match="sample_weight is not supported with delta"):
-        SelectiveClassifier(fitted, target_risk=0.1, delta=0.05).fit(
+        SelectiveClassifier(fitted, target_risk=0.01, confidence_level=0.95).fit(
+            X[:20], y[:20]
+        )
+    with pytest.raises(
+        ValueError, match="sample_weight is not supported with confidence_level"
+    ):
+        SelectiveClassifier(fitted, target_risk=0.1, confidence_level=0.95).fit(
             X, y, sample_weight=np.ones(len(y))
         )
 
@@ -326,16 +398,28 @@ def test_sample_weight_without_support_in_fit_warns(data):
         ({"target_coverage": 0.0}, InvalidParameterError, "target_coverage"),
         ({"target_coverage": 1.5}, InvalidParameterError, "target_coverage"),
         ({"target_risk": 1.0}, InvalidParameterError, "target_risk"),
-        ({"target_risk": 0.1, "delta": 1.0}, InvalidParameterError, "delta"),
-        ({"target_risk": 0.1, "delta": 0.0}, InvalidParameterError, "delta"),
+        (
+            {"target_risk": 0.1, "confidence_level": 1.0},
+            InvalidParameterError,
+            "confidence_level",
+        ),
+        (
+            {"target_risk": 0.1, "confidence_level": 0.0},
+            InvalidParameterError,
+            "confidence_level",
+        ),
         ({"rejection_cost": 0.0}, InvalidParameterError, "rejection_cost"),
         (
             {"target_coverage": 0.8, "target_risk": 0.1},
             ValueError,
             "Set exactly one threshold policy",
         ),
-        ({"delta": 0.1}, ValueError, "needs target_risk"),
-        ({"target_coverage": 0.8, "delta": 0.1}, ValueError, "needs target_risk"),
+        ({"confidence_level": 0.9}, ValueError, "needs target_risk"),
+        (
+            {"target_coverage": 0.8, "confidence_level": 0.9},
+            ValueError,
+            "needs target_risk",
+        ),
         ({"csf": "energy"}, ValueError, "decision_function"),
     ],
 )

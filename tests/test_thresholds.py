@@ -136,7 +136,7 @@ def test_sgr_matches_a_transcription_of_algorithm_1(seed):
     losses = (rng.random(n) < 0.4 * (1 - confidence)).astype(float)
     target, delta = 0.08, 0.1
     fit = fit_guaranteed_risk(
-        _ValidationCurve.from_samples(confidence, losses, None), target, delta
+        _ValidationCurve.from_samples(confidence, losses, None), target, 1 - delta
     )
     threshold, bound = _sgr_transcription(confidence, losses, target, delta)
     assert fit.threshold == threshold
@@ -151,18 +151,18 @@ def test_sgr_abstains_with_a_warning_when_nothing_is_certified():
     losses = np.ones(500)
     with pytest.warns(UserWarning, match="abstains on every sample"):
         fit = fit_guaranteed_risk(
-            _ValidationCurve.from_samples(confidence, losses, None), 0.1, 0.1
+            _ValidationCurve.from_samples(confidence, losses, None), 0.1, 0.9
         )
     assert fit.threshold == math.inf and fit.coverage == 0
 
 
 def test_sgr_refuses_too_few_samples():
-    needed = min_samples_for_guarantee(0.01, 0.05, sgr_n_tests(10))
+    needed = min_samples_for_guarantee(0.01, 0.95, sgr_n_tests(10))
     # With one sample fewer than needed, zero failures cannot certify the target.
     assert clopper_pearson_upper(0, needed - 1, 0.05 / sgr_n_tests(10)) >= 0.01
     assert clopper_pearson_upper(0, needed, 0.05 / sgr_n_tests(10)) < 0.01
     confidence = np.arange(10.0)
     with pytest.raises(ValueError, match="cannot be certified from 10 validation"):
         fit_guaranteed_risk(
-            _ValidationCurve.from_samples(confidence, np.zeros(10), None), 0.01, 0.05
+            _ValidationCurve.from_samples(confidence, np.zeros(10), None), 0.01, 0.95
         )
