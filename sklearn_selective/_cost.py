@@ -17,7 +17,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 from sklearn.isotonic import IsotonicRegression
 
-from ._thresholds import ThresholdFit, _ValidationCurve
+from ._thresholds import ThresholdFit, _ValidationCurve, lowest_cost_index
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -25,6 +25,8 @@ _TINY = np.finfo(np.float64).tiny
 def check_costs(cost_matrix, rejection_cost, classes):
     """Cost matrix ``(k, k)`` and rejection costs ``(k,)`` as float64 arrays."""
     n_classes = len(classes)
+    if callable(cost_matrix):
+        cost_matrix = cost_matrix(classes)
     matrix = np.asarray(cost_matrix, dtype=np.float64)
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(
@@ -68,16 +70,18 @@ def fit_cost_margin(margin, accept_cost, reject_cost, weights, *, tune):
     w = np.ones_like(margin) if weights is None else weights
     total_weight = w.sum()
     # Total cost = sum of rejection costs + sum over accepted of (accept - reject).
-    base = float((w * reject_cost).sum()) / total_weight
+    reject_all = float((w * reject_cost).sum())
     curve = _ValidationCurve.from_samples(margin, accept_cost - reject_cost, weights)
-    cost = base + curve.accepted_loss / total_weight
-    table = {"threshold": curve.thresholds, "coverage": curve.coverage, "cost": cost}
-    if tune:
-        best = int(np.flatnonzero(cost == cost.min())[-1])
-        if base < cost[best]:
-            return math.inf, table
-        return float(curve.thresholds[best]), table
-    return 0.0, table
+    total = reject_all + curve.accepted_loss
+    table = {
+        "threshold": curve.thresholds,
+        "coverage": curve.coverage,
+        "cost": total / total_weight,
+    }
+    if not tune:
+        return 0.0, table
+    best = lowest_cost_index(total, reject_all)
+    return (math.inf if best is None else float(curve.thresholds[best])), table
 
 
 def evaluate_cost_rule(threshold, margin, accept_cost, reject_cost, errors, weights):

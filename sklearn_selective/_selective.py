@@ -164,10 +164,13 @@ class SelectiveClassifier(
         predictions warns and uses the global threshold (the same policy on all
         classes) or, for the guarantee, abstains on that class.
 
-    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+    cost_matrix : array-like of shape (n_classes, n_classes) or callable, \
+            default=None
         ``cost_matrix[i, j]`` is the cost of predicting class ``j`` when the
-        truth is class ``i`` (rows and columns aligned with ``classes_``).
-        Needs ``rejection_cost`` and a classifier with ``predict_proba``.
+        truth is class ``i`` (rows and columns aligned with ``classes_``), or
+        a callable ``cost_matrix(classes_) -> array`` (e.g. costs growing with
+        the distance of ordinal labels). Needs ``rejection_cost`` and a
+        classifier with ``predict_proba``.
 
     cost_rule : {"bayes", "empirical"}, default="bayes"
         With ``cost_matrix``: ``"bayes"`` abstains iff the expected rejection
@@ -345,7 +348,7 @@ class SelectiveClassifier(
             None,
         ],
         "threshold_per_class": ["boolean"],
-        "cost_matrix": ["array-like", None],
+        "cost_matrix": ["array-like", callable, None],
         "cost_rule": [StrOptions({"bayes", "empirical"})],
         "calibration": [StrOptions(set(CALIBRATORS)), None],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],

@@ -91,13 +91,25 @@ def fit_target_risk(curve, target_risk):
     return curve.at(int(feasible[-1]))
 
 
+def lowest_cost_index(total_cost, reject_all_cost):
+    """Index of the cheapest candidate, ``None`` when abstaining on everything is
+    cheaper. Costs within a relative 1e-12 are ties (float rounding must not
+    decide): ties go to the larger coverage, and to predicting over abstaining."""
+    scale = max(float(np.max(np.abs(total_cost))), abs(reject_all_cost), 1e-300)
+    tolerance = _RELATIVE_TOLERANCE * scale
+    best = int(np.flatnonzero(total_cost <= total_cost.min() + tolerance)[-1])
+    if reject_all_cost < total_cost[best] - tolerance:
+        return None
+    return best
+
+
 def fit_rejection_cost(curve, rejection_cost):
     """Chow's rule on validation data: minimise the mean cost, where a rejected
     sample costs ``rejection_cost`` and an accepted one its loss."""
     rejected_weight = curve.total_weight - curve.accepted_weight
-    cost = (curve.accepted_loss + rejection_cost * rejected_weight) / curve.total_weight
-    best = int(np.flatnonzero(cost == cost.min())[-1])  # ties: the larger coverage
-    if rejection_cost < cost[best]:  # rejecting everything costs rejection_cost
+    total = curve.accepted_loss + rejection_cost * rejected_weight
+    best = lowest_cost_index(total, rejection_cost * curve.total_weight)
+    if best is None:
         return ThresholdFit(math.inf, 0.0, math.nan)
     return curve.at(best)
 
@@ -215,30 +227,43 @@ def _evaluate(confidence, losses, weights, threshold):
     return float(kept / total), float(risk)
 
 
-def _class_fallback(policy, label, n_predictions, reason, pooled, samples):
+def _class_fallback(policy, pooled, samples):
+    """The fit of a class that cannot have a threshold of its own."""
     if policy == "guaranteed_risk":
-        threshold, what = math.inf, "abstains on every prediction of this class"
+        threshold, bound = math.inf, math.nan
     else:
-        threshold = pooled.threshold
-        what = "uses the global threshold (the same policy on all classes)"
-    warnings.warn(
-        f"Class {label!r} has {n_predictions} validation predictions, {reason}: "
-        f"it {what}.",
-        UserWarning,
-        stacklevel=4,
-    )
+        threshold, bound = pooled.threshold, None
     coverage, risk = _evaluate(*samples, threshold)
-    bound = math.nan if policy == "guaranteed_risk" else None
     return ThresholdFit(threshold, coverage, risk, bound)
 
 
-def _fit_one_class(policy, params, label, samples, pooled, n_classes):
+def _warn_fallbacks(policy, fallbacks):
+    if not fallbacks:
+        return
+    what = (
+        "abstain on every prediction of these classes"
+        if policy == "guaranteed_risk"
+        else "use the global threshold (the same policy on all classes)"
+    )
+    listed = "; ".join(
+        f"class {label!r}: {n} validation predictions, {reason}"
+        for label, n, reason in fallbacks
+    )
+    warnings.warn(
+        f"{len(fallbacks)} class(es) cannot have a threshold of their own and {what}"
+        f": {listed}.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _fit_one_class(policy, params, samples, pooled, n_classes):
+    """``(fit, curve, fallback reason or None)`` of one class's predictions."""
     confidence, losses, weights = samples
     n_predictions = len(losses) if weights is None else int(np.count_nonzero(weights))
     if n_predictions < MIN_CLASS_PREDICTIONS:
         reason = f"fewer than {MIN_CLASS_PREDICTIONS}"
-        fit = _class_fallback(policy, label, n_predictions, reason, pooled, samples)
-        return fit, None
+        return _class_fallback(policy, pooled, samples), None, reason
     curve = _ValidationCurve.from_samples(confidence, losses, weights)
     if policy == "guaranteed_risk":
         # Bonferroni: each class fails with probability (1 - level) / n_classes, so
@@ -246,12 +271,11 @@ def _fit_one_class(policy, params, label, samples, pooled, n_classes):
         level = 1 - (1 - params["confidence_level"]) / n_classes
         params = {**params, "confidence_level": level}
         try:
-            return POLICIES[policy](curve, **params), curve
+            return POLICIES[policy](curve, **params), curve, None
         except TooFewSamplesError:
-            reason = "too few to certify the target risk for this class"
-            fit = _class_fallback(policy, label, n_predictions, reason, pooled, samples)
-            return fit, curve
-    return POLICIES[policy](curve, **params), curve
+            reason = "too few to certify the target risk for one class"
+            return _class_fallback(policy, pooled, samples), curve, reason
+    return POLICIES[policy](curve, **params), curve, None
 
 
 def fit_per_class(policy, class_index, classes, confidence, losses, weights, **params):
@@ -271,7 +295,7 @@ def fit_per_class(policy, class_index, classes, confidence, losses, weights, **p
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             pooled, _ = fit_policy(policy, confidence, losses, weights, **params)
-    fits, tables = [], []
+    fits, tables, fallbacks = [], [], []
     for index, label in enumerate(classes):
         mask = class_index == index
         samples = (
@@ -279,13 +303,17 @@ def fit_per_class(policy, class_index, classes, confidence, losses, weights, **p
             losses[mask],
             None if weights is None else weights[mask],
         )
-        fit, curve = _fit_one_class(policy, params, label, samples, pooled, n_classes)
+        fit, curve, reason = _fit_one_class(policy, params, samples, pooled, n_classes)
+        if reason is not None:
+            label = label.item() if isinstance(label, np.generic) else label
+            fallbacks.append((label, int(mask.sum()), reason))
         fits.append(fit)
         if curve is not None:
             table = curve_table(curve)
             labels = classes[index : index + 1]
             table["class"] = np.repeat(labels, len(curve.thresholds))
             tables.append(table)
+    _warn_fallbacks(policy, fallbacks)
     fields = {
         name: np.array([getattr(fit, name) for fit in fits], dtype=np.float64)
         for name in ("threshold", "coverage", "risk")
