@@ -29,11 +29,8 @@ from sklearn_selective.metrics import (
     uq_auc,
     uq_c_index,
 )
-from sklearn_selective.metrics._bootstrap import (
-    _holm,
-    bootstrap_metric,
-    compare_confidence_functions,
-)
+from sklearn_selective.metrics import bootstrap_metric, compare_confidence_functions
+from sklearn_selective.metrics._paired import _holm
 
 METRICS = {
     "aurc": aurc,
@@ -415,7 +412,7 @@ def test_reproducible_and_seed_conventions():
 
 def test_blocks_do_not_change_the_resamples(monkeypatch):
     """Memory-bounded blocks draw the same stream as one big draw."""
-    import sklearn_selective.metrics._bootstrap as module
+    import sklearn_selective.metrics._resampling as module
 
     y_true, y_pred, confidence, _ = _data(n=40, seed=13)
     run = partial(bootstrap_metric, "augrc", y_true, y_pred, confidence, n_resamples=37)
