@@ -1,7 +1,7 @@
 """
-====================================================================
+======================================================================
 Ranking whole systems: models x CSFs x training runs, paired bootstrap
-====================================================================
+======================================================================
 
 The AUGRC paper (Traub et al., NeurIPS 2024, Sec. 4) ranks selective
 classification *systems* -- a model together with its confidence score function
