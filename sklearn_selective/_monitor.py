@@ -14,10 +14,19 @@ from ._monitor_chunks import make_chunks
 from ._monitor_methods import METHODS, ModelOutputs, estimates_for_rows
 from ._monitor_result import MonitoringResult
 from .confidence import predict_with_confidence
-from .metrics._bootstrap import _bootstrap_indices, _counts
+from .metrics._bootstrap import _counts
 
 _DEFAULT_METHOD = "calibrated_ac"
 _BAND_DRAWS = 20  # normal draws per bootstrap row for the reference band
+_BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
+
+
+def _resample_counts(rng, n_samples, n_resamples):
+    """Blocks of bootstrap counts, shape ``(block, n_samples)``, drawn in order."""
+    step = max(1, _BLOCK_ELEMENTS // n_samples)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        yield _counts(rng.integers(0, n_samples, (rows, n_samples)), n_samples)
 
 
 def _interval(values, confidence_level):
@@ -262,8 +271,7 @@ class PerformanceMonitor(BaseEstimator):
 
     def _reference_counts(self, n_samples, rng):
         blocks = [np.ones((1, n_samples), dtype=np.int64)]
-        for indices in _bootstrap_indices(rng, n_samples, self.n_bootstrap):
-            blocks.append(_counts(indices, n_samples))
+        blocks.extend(_resample_counts(rng, n_samples, self.n_bootstrap))
         return np.concatenate(blocks)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -358,11 +366,9 @@ class PerformanceMonitor(BaseEstimator):
         )
         accuracy, selective = [point[0]], [point[1]]
         row = 1
-        for indices in _bootstrap_indices(rng, n_samples, self.n_bootstrap):
-            rows = slice(row, row + indices.shape[0])
-            block = estimates_for_rows(
-                self._method, chunk, _counts(indices, n_samples), rows
-            )
+        for counts in _resample_counts(rng, n_samples, self.n_bootstrap):
+            rows = slice(row, row + counts.shape[0])
+            block = estimates_for_rows(self._method, chunk, counts, rows)
             accuracy.append(block[0])
             selective.append(block[1])
             row = rows.stop

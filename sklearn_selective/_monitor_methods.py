@@ -131,17 +131,24 @@ class _DifferenceOfConfidences:
 
 
 class _IsotonicColumn:
-    """One-vs-rest isotonic calibration of one probability column, per row."""
+    """One-vs-rest isotonic calibration of one probability column, per row.
+
+    Each row's isotonic fit is stored on the grid of the distinct reference
+    values (``on_grid``, shape ``(rows, n_distinct)``), so evaluating all rows
+    on a chunk is one gather: linear interpolation between grid points equals
+    IsotonicRegression's linear interpolation between its knots (clipped
+    outside the reference range).
+    """
 
     def __init__(self, values, is_class, counts):
         groups = group_ties(values)
         weight = groups.sum(counts.astype(np.float64))
         hits = groups.sum(counts * is_class)
-        self.knots = []
-        for row_weight, row_hits in zip(weight, hits, strict=True):
+        self.grid = groups.values
+        self.on_grid = np.full(weight.shape, np.nan)
+        for row, (row_weight, row_hits) in enumerate(zip(weight, hits, strict=True)):
             keep = row_weight > 0
             if not keep.any():
-                self.knots.append(None)
                 continue
             fitted = isotonic_regression(
                 row_hits[keep] / row_weight[keep],
@@ -149,14 +156,19 @@ class _IsotonicColumn:
                 y_min=0.0,
                 y_max=1.0,
             )
-            self.knots.append((groups.values[keep], fitted))
+            self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
 
-    def predict(self, values, row):
-        knots = self.knots[row]
-        if knots is None:
-            return np.full(values.shape[0], np.nan)
-        # Linear between knots, constant outside: IsotonicRegression's "clip".
-        return np.interp(values, *knots)
+    def predict(self, values, rows):
+        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        last = self.grid.shape[0] - 1
+        above = np.searchsorted(self.grid, values, side="right")
+        high = np.minimum(above, last)
+        low = np.maximum(above - 1, 0)
+        span = self.grid[high] - self.grid[low]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(span > 0, (values - self.grid[low]) / span, 0.0)
+        on_grid = self.on_grid[rows]
+        return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
 
 
 class _CalibratedAverageConfidence:
@@ -176,23 +188,21 @@ class _CalibratedAverageConfidence:
             for j in range(reference.proba.shape[1])
         ]
 
-    def _calibrated_pred(self, chunk, row):
-        calibrated = np.column_stack(
-            [
-                column.predict(chunk.proba[:, j], row)
-                for j, column in enumerate(self.columns)
-            ]
-        )
-        total = calibrated.sum(axis=1)
-        # A row calibrated to all zeros keeps the model's own probabilities.
-        calibrated = np.where(total[:, None] > 0, calibrated, chunk.proba)
-        total = np.where(total > 0, total, chunk.proba.sum(axis=1))
-        picked = calibrated[np.arange(calibrated.shape[0]), chunk.pred_index]
-        return picked / total
-
     def proxies(self, chunk, rows):
-        rows = range(rows.start, rows.stop)
-        proxy = np.stack([self._calibrated_pred(chunk, row) for row in rows])
+        calibrated = np.stack(
+            [
+                column.predict(chunk.proba[:, j], rows)
+                for j, column in enumerate(self.columns)
+            ],
+            axis=-1,
+        )  # (rows, n, k)
+        total = calibrated.sum(axis=-1)
+        picked = np.take_along_axis(
+            calibrated, chunk.pred_index[None, :, None], axis=-1
+        )[..., 0]
+        # A sample calibrated to zero for every class keeps the model's probability.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proxy = np.where(total > 0, picked / total, chunk.proba_pred[None, :])
         return proxy, proxy
 
 
