@@ -38,10 +38,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _measure import best_time  # noqa: E402
+from _measure import best_time
 
-from sklearn_selective import PerformanceMonitor, SelectiveClassifier  # noqa: E402
-from sklearn_selective._monitor_methods import METHODS  # noqa: E402
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._monitor_methods import METHODS
 
 N_CLASSES, N_FEATURES = 3, 5
 ISSUE_SHIFTS = ("none", "move +1", "move +1.5", "contraction")
@@ -170,7 +170,8 @@ def _print_timing(n):
 
         seconds = best_time(run, 3)
         print(
-            f"{method:<16}{seconds:>8.3f} s  ({seconds / reference:.0f} x predict_accept)"
+            f"{method:<16}{seconds:>8.3f} s  "
+            f"({seconds / reference:.0f} x predict_accept)"
         )
 
 
