@@ -171,6 +171,77 @@ class _IsotonicColumn:
         return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
 
 
+class _BinnedColumn:
+    """Correctness rate per equal-mass bin of the reference values, per row."""
+
+    def __init__(self, values, target, counts, n_bins):
+        inner = np.linspace(0, 1, n_bins + 1)[1:-1]
+        self.edges = np.unique(np.quantile(values, inner)) if values.size else inner
+        bins = np.searchsorted(self.edges, values, side="right")
+        n_cells = self.edges.shape[0] + 1
+        counts = counts.astype(np.float64)
+        weight = np.stack([np.bincount(bins, row, minlength=n_cells) for row in counts])
+        hits = np.stack(
+            [np.bincount(bins, row * target, minlength=n_cells) for row in counts]
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table = hits / weight
+            overall = hits.sum(axis=1, keepdims=True) / weight.sum(
+                axis=1, keepdims=True
+            )
+        # An empty bin (possible in a resample) takes the row's overall rate.
+        self.table = np.where(weight > 0, table, overall)
+
+    def predict(self, values, rows):
+        return self.table[rows][:, np.searchsorted(self.edges, values, side="right")]
+
+
+class _BinnedConfidence:
+    needs_proba = True
+    n_bins = 20
+
+    def __init__(self, reference, correct, counts, y_index):
+        accepted = reference.accepted
+        self.column = _BinnedColumn(reference.proba_pred, correct, counts, self.n_bins)
+        self.selective = _BinnedColumn(
+            reference.proba_pred[accepted],
+            correct[accepted],
+            counts[:, accepted],
+            self.n_bins,
+        )
+
+    def proxies(self, chunk, rows):
+        return (
+            self.column.predict(chunk.proba_pred, rows),
+            self.selective.predict(chunk.proba_pred, rows),
+        )
+
+
+class _TopLabelCalibratedConfidence:
+    """Average confidence after top-label isotonic calibration on the reference.
+
+    The probability of the predicted class is calibrated against correctness
+    by isotonic regression on the reference (top-label calibration); the proxy
+    is the calibrated value. On the reference its mean is the reference
+    accuracy exactly (isotonic regression preserves block sums).
+    """
+
+    needs_proba = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        accepted = reference.accepted
+        self.column = _IsotonicColumn(reference.proba_pred, correct, counts)
+        self.selective = _IsotonicColumn(
+            reference.proba_pred[accepted], correct[accepted], counts[:, accepted]
+        )
+
+    def proxies(self, chunk, rows):
+        return (
+            self.column.predict(chunk.proba_pred, rows),
+            self.selective.predict(chunk.proba_pred, rows),
+        )
+
+
 class _CalibratedAverageConfidence:
     """Average confidence after per-class isotonic calibration on the reference.
 
@@ -183,16 +254,25 @@ class _CalibratedAverageConfidence:
     needs_proba = True
 
     def __init__(self, reference, correct, counts, y_index):
-        self.columns = [
-            _IsotonicColumn(reference.proba[:, j], y_index == j, counts)
-            for j in range(reference.proba.shape[1])
+        accepted = reference.accepted
+        self.columns = self._calibrators(reference.proba, y_index, counts)
+        self.selective = self._calibrators(
+            reference.proba[accepted], y_index[accepted], counts[:, accepted]
+        )
+
+    @staticmethod
+    def _calibrators(proba, y_index, counts):
+        return [
+            _IsotonicColumn(proba[:, j], y_index == j, counts)
+            for j in range(proba.shape[1])
         ]
 
-    def proxies(self, chunk, rows):
+    @staticmethod
+    def _calibrated_pred(columns, chunk, rows):
         calibrated = np.stack(
             [
                 column.predict(chunk.proba[:, j], rows)
-                for j, column in enumerate(self.columns)
+                for j, column in enumerate(columns)
             ],
             axis=-1,
         )  # (rows, n, k)
@@ -202,15 +282,22 @@ class _CalibratedAverageConfidence:
         )[..., 0]
         # A sample calibrated to zero for every class keeps the model's probability.
         with np.errstate(invalid="ignore", divide="ignore"):
-            proxy = np.where(total > 0, picked / total, chunk.proba_pred[None, :])
-        return proxy, proxy
+            return np.where(total > 0, picked / total, chunk.proba_pred[None, :])
+
+    def proxies(self, chunk, rows):
+        return (
+            self._calibrated_pred(self.columns, chunk, rows),
+            self._calibrated_pred(self.selective, chunk, rows),
+        )
 
 
 METHODS = {
     "atc": _ATC,
     "ac": _AverageConfidence,
     "doc": _DifferenceOfConfidences,
-    "calibrated_ac": _CalibratedAverageConfidence,
+    "calibrated_ac": _TopLabelCalibratedConfidence,
+    "cbpe": _CalibratedAverageConfidence,
+    "binned": _BinnedConfidence,
 }
 
 
