@@ -171,52 +171,6 @@ class _IsotonicColumn:
         return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
 
 
-class _BinnedColumn:
-    """Correctness rate per equal-mass bin of the reference values, per row."""
-
-    def __init__(self, values, target, counts, n_bins):
-        inner = np.linspace(0, 1, n_bins + 1)[1:-1]
-        self.edges = np.unique(np.quantile(values, inner)) if values.size else inner
-        bins = np.searchsorted(self.edges, values, side="right")
-        n_cells = self.edges.shape[0] + 1
-        counts = counts.astype(np.float64)
-        weight = np.stack([np.bincount(bins, row, minlength=n_cells) for row in counts])
-        hits = np.stack(
-            [np.bincount(bins, row * target, minlength=n_cells) for row in counts]
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            table = hits / weight
-            overall = hits.sum(axis=1, keepdims=True) / weight.sum(
-                axis=1, keepdims=True
-            )
-        # An empty bin (possible in a resample) takes the row's overall rate.
-        self.table = np.where(weight > 0, table, overall)
-
-    def predict(self, values, rows):
-        return self.table[rows][:, np.searchsorted(self.edges, values, side="right")]
-
-
-class _BinnedConfidence:
-    needs_proba = True
-    n_bins = 20
-
-    def __init__(self, reference, correct, counts, y_index):
-        accepted = reference.accepted
-        self.column = _BinnedColumn(reference.proba_pred, correct, counts, self.n_bins)
-        self.selective = _BinnedColumn(
-            reference.proba_pred[accepted],
-            correct[accepted],
-            counts[:, accepted],
-            self.n_bins,
-        )
-
-    def proxies(self, chunk, rows):
-        return (
-            self.column.predict(chunk.proba_pred, rows),
-            self.selective.predict(chunk.proba_pred, rows),
-        )
-
-
 class _TopLabelCalibratedConfidence:
     """Average confidence after top-label isotonic calibration on the reference.
 
@@ -297,7 +251,6 @@ METHODS = {
     "doc": _DifferenceOfConfidences,
     "calibrated_ac": _TopLabelCalibratedConfidence,
     "cbpe": _CalibratedAverageConfidence,
-    "binned": _BinnedConfidence,
 }
 
 
