@@ -27,18 +27,14 @@ resamples.
 """
 
 import argparse
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from _measure import best_time
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _measure import best_time
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._monitor_methods import METHODS
