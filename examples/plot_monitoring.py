@@ -179,12 +179,12 @@ print(
 # axis).
 import matplotlib.pyplot as plt
 
-fig, ax = plt.subplots(figsize=(10, 4.5))
+fig, ax = plt.subplots(figsize=(10, 5))
 ax, coverage_ax = result.plot(ax=ax)
 for start in range(PER_PHASE, 4 * PER_PHASE, PER_PHASE):
     ax.axvline(start - 0.5, color="black", linewidth=0.8)
 for index, phase in enumerate(("no shift", "covariate", "label shift", "concept")):
-    ax.text(index * PER_PHASE + 0.2, 0.02, phase, transform=ax.get_xaxis_transform())
+    ax.text(index * PER_PHASE + 0.2, 0.94, phase, transform=ax.get_xaxis_transform())
 ax.set_title("Estimated vs realised accuracy of a deployed abstaining classifier")
 plt.tight_layout()
 plt.show()

@@ -269,7 +269,13 @@ ndarray of shape (n_chunks,)
         coverage_ax.step(x, self.coverage, where="mid", color="grey", alpha=0.6)
         coverage_ax.set_ylabel("coverage (grey)")
         coverage_ax.set_ylim(0, 1.05)
-        ax.legend(loc="lower left", fontsize="small")
+        ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.15),
+            ncol=3,
+            fontsize="small",
+            frameon=False,
+        )
         return ax, coverage_ax
 
 
