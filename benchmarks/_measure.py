@@ -4,13 +4,27 @@ import time
 import tracemalloc
 
 
-def best_time(func, repeat):
-    """Best wall time of ``repeat`` calls of ``func``, in seconds."""
+def best_time(func, repeat, number=1):
+    """Best wall time of ``repeat`` rounds of ``number`` calls of ``func``, seconds
+    per call."""
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
+        for _ in range(number):
+            func()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def best_cpu_time(func, repeat, number=1):
+    """Like :func:`best_time` with the CPU time of this thread: on a shared machine
+    it leaves out the time spent waiting for a core."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.thread_time()
+        for _ in range(number):
+            func()
+        best = min(best, (time.thread_time() - start) / number)
     return best
 
 
