@@ -76,12 +76,18 @@ def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized)
     # Exact power-of-two scaling: the cumulative sums cannot overflow.
     scaled, exponent = rescaled_stats(stats)
     exponent += loss_exponent
-    accepted_weight, accepted_loss, keep = descending_curve(scaled)
+    values = groups.values
+    del groups, stats  # free the sort order before the curve's arrays
+    accepted_weight, risk, keep = descending_curve(scaled)
+    del scaled
     total = accepted_weight[-1]
-    risk = np.ldexp(
-        accepted_loss / (total if generalized else accepted_weight), exponent
-    )
-    return accepted_weight / total, risk, groups.values[keep][::-1]
+    # In place: the accepted loss becomes the risk, the weight the coverage.
+    np.divide(risk, total if generalized else accepted_weight, out=risk)
+    if exponent:
+        np.ldexp(risk, exponent, out=risk)
+    accepted_weight /= total
+    thresholds = values[::-1] if keep.all() else values[keep][::-1]
+    return accepted_weight, risk, thresholds
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
