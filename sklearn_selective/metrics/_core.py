@@ -427,6 +427,8 @@ def failure_auc_from_stats(stats):
 
 def oracle_stats(losses, sample_weight):
     """Group statistics of the oracle ranking, confidence = -loss."""
+    if losses.ndim == 1 and np.count_nonzero(losses) == np.count_nonzero(losses == 1):
+        return _binary_oracle_stats(losses, sample_weight)
     groups = group_ties(-losses)
     return GroupStats.from_samples(groups, losses, sample_weight)
 
@@ -450,6 +452,21 @@ def is_oracle_order(groups, losses, sample_weight=None):
     later, earlier = sorted_losses[1:], sorted_losses[:-1]
     new_group = group[1:] != group[:-1]
     return bool(np.all((later <= earlier) & ((later == earlier) | new_group)))
+
+
+def _binary_oracle_stats(losses, sample_weight):
+    """Oracle statistics of 0/1 losses without sorting: failures, then successes
+    (the groups of a weight of zero are left out, as :func:`group_ties` would)."""
+    failures = np.count_nonzero(losses)
+    if sample_weight is None:
+        weight = np.array([failures, losses.shape[0] - failures], dtype=np.float64)
+        loss = np.array([failures, 0.0])
+    else:
+        failed = float(np.dot(sample_weight, losses))
+        weight = np.array([failed, float(np.dot(sample_weight, losses == 0))])
+        loss = np.array([failed, 0.0])
+    present = [failures > 0, failures < losses.shape[0]]
+    return GroupStats(weight[present], loss[present])
 
 
 def e_aurc_from_stats(stats, oracle, estimator="harmonic"):

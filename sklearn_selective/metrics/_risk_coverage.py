@@ -347,14 +347,23 @@ def sele(
     return float(np.ldexp(sele_from_stats(stats), exponent))
 
 
-def _stats_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels):
-    """Group statistics of the ranking and of the oracle, and whether the ranking
-    is oracle-optimal (its excess is then exactly 0, not a rounding residue)."""
+def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
+    """E-AURC and NAURC of the ranking, exactly 0 for an oracle-optimal one.
+
+    Returns ``e_aurc, naurc`` (naurc ``nan`` where undefined).
+    """
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    optimal = is_oracle_order(groups, losses, sample_weight)
-    return stats, oracle_stats(losses, sample_weight), optimal, exponent
+    oracle = oracle_stats(losses, sample_weight)
+    excess = e_aurc_from_stats(stats, oracle, estimator)
+    normalised = naurc_from_stats(stats, oracle, estimator)
+    # An optimal ranking leaves only a rounding residue; larger values are real.
+    residue = 2.0**-30 * aurc_from_stats(oracle, estimator)
+    if excess <= residue and is_oracle_order(groups, losses, sample_weight):
+        excess = 0.0
+        normalised = normalised * 0.0  # 0, or nan where undefined
+    return float(np.ldexp(excess, exponent)), float(normalised)
 
 
 @validate_params(
@@ -416,12 +425,10 @@ def e_aurc(
     >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
     0.0
     """
-    stats, oracle, optimal, exponent = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    excess, _ = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    if optimal:
-        return 0.0
-    return float(np.ldexp(e_aurc_from_stats(stats, oracle, estimator), exponent))
+    return excess
 
 
 @validate_params(
@@ -481,12 +488,9 @@ def naurc(
     >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.4321
     """
-    stats, oracle, optimal, _ = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    _, value = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    value = float(naurc_from_stats(stats, oracle, estimator))
-    if optimal and not np.isnan(value):
-        value = 0.0
     if np.isnan(value):
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
