@@ -489,7 +489,12 @@ def naurc_from_stats(stats, oracle, estimator="harmonic"):
         stats = GroupStats(stats.weight, np.ldexp(stats.loss, -exponent))
         oracle = GroupStats(oracle.weight, np.ldexp(oracle.loss, -exponent))
     oracle_value = aurc_from_stats(oracle, estimator)
-    excess = np.maximum(aurc_from_stats(stats, estimator) - oracle_value, 0.0)
+    return naurc_from_values(aurc_from_stats(stats, estimator), oracle_value, oracle)
+
+
+def naurc_from_values(value, oracle_value, oracle):
+    """:func:`naurc_from_stats` from the AURC of the ranking and of the oracle."""
+    excess = np.maximum(value - oracle_value, 0.0)
     random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
     undefined = (np.count_nonzero(oracle.weight, axis=-1) < 2) | (
         random_minus_oracle <= 0

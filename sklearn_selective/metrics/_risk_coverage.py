@@ -14,10 +14,9 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     descending_curve,
-    e_aurc_from_stats,
     group_ties,
     is_oracle_order,
-    naurc_from_stats,
+    naurc_from_values,
     oracle_stats,
     rescaled_stats,
     scale_losses,
@@ -356,11 +355,15 @@ def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
     oracle = oracle_stats(losses, sample_weight)
-    excess = e_aurc_from_stats(stats, oracle, estimator)
-    normalised = naurc_from_stats(stats, oracle, estimator)
+    # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
+    value = aurc_from_stats(stats, estimator)
+    oracle_value = aurc_from_stats(oracle, estimator)
+    excess = max(value - oracle_value, 0.0)
+    normalised = naurc_from_values(value, oracle_value, oracle)
     # An optimal ranking leaves only a rounding residue; larger values are real.
-    residue = 2.0**-30 * aurc_from_stats(oracle, estimator)
-    if excess <= residue and is_oracle_order(groups, losses, sample_weight):
+    if excess <= 2.0**-30 * oracle_value and is_oracle_order(
+        groups, losses, sample_weight
+    ):
         excess = 0.0
         normalised = normalised * 0.0  # 0, or nan where undefined
     return float(np.ldexp(excess, exponent)), float(normalised)
