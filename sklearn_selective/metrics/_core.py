@@ -309,6 +309,15 @@ def aurc_from_stats(stats, estimator="harmonic"):
         with_loss = np.flatnonzero(stats.loss)
         weight = stats.weight
         if weight.strides[0] == 0:  # constant weights: positions in closed form
+            size = weight.shape[0]
+            if (
+                alpha_function is _harmonic_alpha
+                and weight[0] == 1.0
+                and size <= _TABLE_SIZE
+            ):  # unit weights, no ties: alpha = H_n - H_{n - r}, from the table
+                alpha = _tabulated_difference(size, size - 1 - with_loss)
+                total = np.dot(alpha, stats.loss[with_loss])
+                return np.ldexp(total / size, exponent)
             upto = (with_loss + 1.0) * weight[0]
             below = with_loss * float(weight[0])
             n = weight.shape[0] * float(weight[0])
