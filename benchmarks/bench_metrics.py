@@ -24,7 +24,7 @@ import gc
 from functools import partial
 
 import numpy as np
-from _measure import best_cpu_time, best_time, peak_memory
+from _measure import best_times, peak_memory
 
 from sklearn_selective.metrics import (
     augrc,
@@ -115,7 +115,7 @@ def small_calls(repeat, rng):
         form: _calls(y_true, y_pred, confidence, y_proba, form)
         for form in ("labels", "loss")
     }
-    argsort = best_cpu_time(lambda: np.argsort(confidence), repeat, number=200)
+    _, argsort = best_times(lambda: np.argsort(confidence), repeat, number=200)
     print(f"n = 1e3: microseconds per call (goal <= {MICROSECONDS_GOAL} us)")
     header = f"{'metric':<32} {'labels wall':>12} {'labels cpu':>11} "
     header += f"{'loss= wall':>11} {'loss= cpu':>10}"
@@ -129,8 +129,7 @@ def small_calls(repeat, rng):
             if call is None:
                 cells += [f"{'-':>11}", f"{'-':>10}"]
                 continue
-            wall = best_time(call[0], repeat, number=200) * 1e6
-            cpu = best_cpu_time(call[0], repeat, number=200) * 1e6
+            wall, cpu = (t * 1e6 for t in best_times(call[0], repeat, number=200))
             flag = " !" if cpu > MICROSECONDS_GOAL else "  "
             cells += [f"{wall:>11.1f}", f"{cpu:>8.1f}{flag}"]
         print(f"{name:<32} " + " ".join(cells))
@@ -145,8 +144,7 @@ def ratios(sizes, repeat, rng):
     print("-" * len(header))
     for n in sizes:
         y_true, y_pred, confidence, y_proba = _inputs(n, rng)
-        wall_base = best_time(lambda c=confidence: np.argsort(c), repeat)
-        cpu_base = best_cpu_time(lambda c=confidence: np.argsort(c), repeat)
+        wall_base, cpu_base = best_times(lambda c=confidence: np.argsort(c), repeat)
         print(
             f"{n:>10.0e} {'numpy.argsort':<32} {wall_base:>9.4f} {1:>9.2f} "
             f"{cpu_base:>8.4f} {1:>9.2f}"
@@ -154,8 +152,7 @@ def ratios(sizes, repeat, rng):
         for name, (call, _) in _calls(
             y_true, y_pred, confidence, y_proba, "labels"
         ).items():
-            wall = best_time(call, repeat)
-            cpu = best_cpu_time(call, repeat)
+            wall, cpu = best_times(call, repeat)
             goal = RATIO_GOALS.get(name)
             flag = " !" if goal and cpu / cpu_base > goal else ""
             goal_text = f"{goal:>5}" if goal else f"{'':>5}"

@@ -354,6 +354,7 @@ def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
+    groups = groups._replace(values=None)  # free memory: only the order is needed
     oracle = oracle_stats(losses, sample_weight)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)
