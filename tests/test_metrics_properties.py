@@ -468,3 +468,17 @@ def test_binary_oracle_shortcut_matches_the_sorted_oracle(seed):
         np.testing.assert_allclose(
             naurc_from_stats(stats, fast), naurc_from_stats(stats, slow), rtol=1e-12
         )
+
+
+def test_harmonic_table_keeps_full_relative_precision():
+    """Differences of harmonic numbers from the exact fixed-point table, against a
+    correctly rounded sum (math.fsum), including gaps of one at the table's end."""
+    from sklearn_selective.metrics._core import _TABLE_SIZE, _tabulated_difference
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.integers(1, _TABLE_SIZE + 1, 200), [_TABLE_SIZE] * 3])
+    y = np.concatenate([(x[:200] * rng.random(200)).astype(int), x[200:] - [1, 2, 7]])
+    got = _tabulated_difference(x, y)
+    for a, b, value in zip(x, y, got, strict=True):
+        expected = math.fsum(1.0 / k for k in range(int(b) + 1, int(a) + 1))
+        assert value == pytest.approx(expected, rel=1e-15)
