@@ -14,10 +14,9 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     descending_curve,
-    e_aurc_from_stats,
     group_ties,
     is_oracle_order,
-    naurc_from_stats,
+    naurc_from_values,
     oracle_stats,
     rescaled_stats,
     scale_losses,
@@ -76,12 +75,18 @@ def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized)
     # Exact power-of-two scaling: the cumulative sums cannot overflow.
     scaled, exponent = rescaled_stats(stats)
     exponent += loss_exponent
-    accepted_weight, accepted_loss, keep = descending_curve(scaled)
+    values = groups.values
+    del groups, stats  # free the sort order before the curve's arrays
+    accepted_weight, risk, keep = descending_curve(scaled)
+    del scaled
     total = accepted_weight[-1]
-    risk = np.ldexp(
-        accepted_loss / (total if generalized else accepted_weight), exponent
-    )
-    return accepted_weight / total, risk, groups.values[keep][::-1]
+    # In place: the accepted loss becomes the risk, the weight the coverage.
+    np.divide(risk, total if generalized else accepted_weight, out=risk)
+    if exponent:
+        np.ldexp(risk, exponent, out=risk)
+    accepted_weight /= total
+    thresholds = values[::-1] if keep.all() else values[keep][::-1]
+    return accepted_weight, risk, thresholds
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -341,14 +346,28 @@ def sele(
     return float(np.ldexp(sele_from_stats(stats), exponent))
 
 
-def _stats_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels):
-    """Group statistics of the ranking and of the oracle, and whether the ranking
-    is oracle-optimal (its excess is then exactly 0, not a rounding residue)."""
+def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
+    """E-AURC and NAURC of the ranking, exactly 0 for an oracle-optimal one.
+
+    Returns ``e_aurc, naurc`` (naurc ``nan`` where undefined).
+    """
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    optimal = is_oracle_order(groups, losses, sample_weight)
-    return stats, oracle_stats(losses, sample_weight), optimal, exponent
+    groups = groups._replace(values=None)  # free memory: only the order is needed
+    oracle = oracle_stats(losses, sample_weight)
+    # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
+    value = aurc_from_stats(stats, estimator)
+    oracle_value = aurc_from_stats(oracle, estimator)
+    excess = max(value - oracle_value, 0.0)
+    normalised = naurc_from_values(value, oracle_value, oracle)
+    # An optimal ranking leaves only a rounding residue; larger values are real.
+    if excess <= 2.0**-30 * oracle_value and is_oracle_order(
+        groups, losses, sample_weight
+    ):
+        excess = 0.0
+        normalised = normalised * 0.0  # 0, or nan where undefined
+    return float(np.ldexp(excess, exponent)), float(normalised)
 
 
 @validate_params(
@@ -410,12 +429,10 @@ def e_aurc(
     >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
     0.0
     """
-    stats, oracle, optimal, exponent = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    excess, _ = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    if optimal:
-        return 0.0
-    return float(np.ldexp(e_aurc_from_stats(stats, oracle, estimator), exponent))
+    return excess
 
 
 @validate_params(
@@ -475,12 +492,9 @@ def naurc(
     >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.4321
     """
-    stats, oracle, optimal, _ = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    _, value = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    value = float(naurc_from_stats(stats, oracle, estimator))
-    if optimal and not np.isnan(value):
-        value = 0.0
     if np.isnan(value):
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
