@@ -12,6 +12,8 @@ from ._bootstrap import (
     bootstrap_metric,
     compare_confidence_functions,
 )
+from ._calibration import expected_calibration_error
+from ._grouped import MetricByGroupResult, metric_by_group
 from ._ranking import uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
@@ -31,22 +33,27 @@ from ._scorers import (
     make_risk_at_coverage_scorer,
     make_selective_scorer,
 )
+from ._weights import aurc_weights
 
 __all__ = [
     "BootstrapResult",
     "ConfidenceComparisonResult",
+    "MetricByGroupResult",
     "augrc",
     "aurc",
+    "aurc_weights",
     "bootstrap_metric",
     "compare_confidence_functions",
     "coverage_at_risk",
     "e_aurc",
+    "expected_calibration_error",
     "generalized_risk_coverage_curve",
     "get_scorer",
     "get_scorer_names",
     "make_coverage_at_risk_scorer",
     "make_risk_at_coverage_scorer",
     "make_selective_scorer",
+    "metric_by_group",
     "naurc",
     "risk_coverage_curve",
     "sele",
