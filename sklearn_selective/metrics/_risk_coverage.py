@@ -459,8 +459,9 @@ def e_aurc(
         AURC subtracted. ``"empirical"``: the same estimator on the oracle
         ranking (confidence ``-loss``; with ``estimator="trapezoid"``, tied
         losses form one curve point, where FD-Shifts gives them distinct
-        confidences: the values agree when the losses are distinct). ``"asymptotic"``: the population AURC
-        of a perfect ranking, ``err + (1 - err) ln(1 - err)`` with ``err``
+        confidences: the values agree when the losses are distinct).
+        ``"asymptotic"``: the population AURC of a perfect ranking,
+        ``err + (1 - err) ln(1 - err)`` with ``err``
         the weighted error rate, as in the E-AURC of Geifman et al. and the
         FD-Shifts code (needs a 0/1 loss). A finite-sample estimate minus
         this limit is biased and **can be negative**, e.g. for a perfect
