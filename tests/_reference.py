@@ -309,7 +309,8 @@ def ece_loops(y_true, y_proba, n_bins, strategy, multiclass, sample_weight=None)
         if strategy == "uniform":
             edges = [b / n_bins for b in range(n_bins + 1)]
         else:
-            edges = list(np.percentile(scores, np.linspace(0, 100, n_bins + 1)))
+            # as calibration_curve: np.percentile(p, np.linspace(0, 1, B + 1) * 100)
+            edges = list(np.percentile(scores, np.linspace(0, 1, n_bins + 1) * 100))
         ece = 0.0
         for b in range(n_bins):
             members = [

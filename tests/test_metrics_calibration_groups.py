@@ -72,13 +72,24 @@ def test_ece_equals_slow_transcription(problem, n_bins, strategy, multiclass):
     assert got == pytest.approx(expected, rel=1e-10, abs=1e-12)
 
 
-@given(calibration_problems(), st.sampled_from(["top_label", "classwise"]))
-def test_ece_integer_weights_equal_repetition(problem, multiclass):
+@given(
+    calibration_problems(),
+    st.sampled_from(["top_label", "classwise"]),
+    st.sampled_from(["uniform", "quantile"]),
+)
+def test_ece_integer_weights_equal_repetition(problem, multiclass, strategy):
     y_true, y_proba, w = problem
-    if w is None:
-        return
     k = y_proba.shape[1]
     kwargs = {"multiclass": multiclass, "labels": np.arange(k), "n_bins": 5}
+    kwargs["strategy"] = strategy
+    ones = expected_calibration_error(
+        y_true, y_proba, sample_weight=np.ones(len(y_true)), **kwargs
+    )
+    assert ones == pytest.approx(
+        expected_calibration_error(y_true, y_proba, **kwargs), **TOL
+    )
+    if w is None:
+        return
     weighted = expected_calibration_error(y_true, y_proba, sample_weight=w, **kwargs)
     repeated = expected_calibration_error(
         np.repeat(y_true, w), np.repeat(y_proba, w, axis=0), **kwargs

@@ -10,39 +10,40 @@ from ._validation import _check_probabilities, _check_sample_weight
 
 
 def _quantile_edges(scores, weight, n_bins):
-    """Bin edges at the weighted quantiles of each column of ``scores`` (n, k),
-    shape ``(n_bins + 1, k)``; :func:`numpy.percentile` (linear) without weights,
-    as :func:`sklearn.calibration.calibration_curve`, the inverted weighted CDF
-    with weights."""
+    """Bin edges at the quantiles of each column of ``scores`` (n, k), shape
+    ``(n_bins + 1, k)``: :func:`numpy.percentile` (linear interpolation), as
+    :func:`sklearn.calibration.calibration_curve`. With weights, the same linear
+    rule on cumulative-weight positions, so that integer weights equal repeated
+    samples and unit weights equal no weights."""
     levels = np.linspace(0.0, 1.0, n_bins + 1)
     if weight is None:
         return np.percentile(scores, levels * 100.0, axis=0)
     order = np.argsort(scores, axis=0, kind="stable")
     sorted_scores = np.take_along_axis(scores, order, axis=0)
-    cdf = np.cumsum(weight[order], axis=0)
-    cdf /= cdf[-1]
-    index = np.array(
-        [
-            np.searchsorted(cdf[:, j], levels, side="left")
-            for j in range(scores.shape[1])
-        ]
-    ).T
-    index = np.minimum(index, scores.shape[0] - 1)
-    return np.take_along_axis(sorted_scores, index, axis=0)
+    cumulative = np.cumsum(weight[order], axis=0)  # (n, k)
+    position = levels * max(cumulative[-1, 0] - 1.0, 0.0)  # 0-based, as in numpy
+    lower, upper = np.floor(position), np.ceil(position)
+
+    def value_at(t):
+        # The sample whose copies occupy position t: first with cumulative > t.
+        index = np.array([np.searchsorted(c, t, side="right") for c in cumulative.T])
+        index = np.minimum(index, scores.shape[0] - 1).T
+        return np.take_along_axis(sorted_scores, index, axis=0)
+
+    low_value, high_value = value_at(lower), value_at(upper)
+    return low_value + (position - lower)[:, None] * (high_value - low_value)
 
 
 def _bin_index(scores, edges):
     """Bin of every score (n, k) with right-closed bins ``(e_j, e_{j+1}]`` and the
-    first bin closed, the convention of ``calibration_curve``. Columns are binned
-    independently by shifting each column (and its edges) by ``2 * column``."""
-    n_columns = scores.shape[1]
-    shift = 2.0 * np.arange(n_columns)
-    inner = (edges[1:-1] + shift).T.ravel()  # per column, increasing
-    index = np.searchsorted(inner, (scores + shift).ravel(), side="left")
-    n_inner = edges.shape[0] - 2
-    return (index - (np.arange(scores.size) % n_columns) * n_inner).reshape(
-        scores.shape
-    )
+    first bin closed, the convention of ``calibration_curve``; one vectorised
+    search per column (a loop over classes, not samples)."""
+    index = np.empty(scores.shape, dtype=np.intp)
+    for column in range(scores.shape[1]):
+        index[:, column] = np.searchsorted(
+            edges[1:-1, column], scores[:, column], side="left"
+        )
+    return index
 
 
 def _ece_columns(scores, targets, weight, n_bins, strategy):
@@ -150,8 +151,8 @@ def expected_calibration_error(
 
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights: the bins' shares and means are weighted,
-        and ``"quantile"`` edges are weighted quantiles (inverted CDF).
-        Integer weights are the same as repeating samples for ``"uniform"``.
+        and ``"quantile"`` edges are weighted quantiles. Integer weights are the
+        same as repeating samples, unit weights the same as none.
 
     Returns
     -------
