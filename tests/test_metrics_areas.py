@@ -395,3 +395,51 @@ def test_naurc_of_a_random_ranking_is_one_for_the_harmonic_estimator_only():
             )
     assert np.mean(values["harmonic"]) == pytest.approx(1.0, **TOL)
     assert np.mean(values["log"]) == pytest.approx(0.747, abs=5e-4)  # docstring
+
+
+# --------------------------------------------------------------------------------------
+# The group-statistics functions are batched like those of _core (bootstrap-ready)
+# --------------------------------------------------------------------------------------
+_BATCHED = {
+    # name: (function of the group statistics, the same through the public API)
+    "harmonic": (
+        lambda f, s: f["aurc"](s, "harmonic", (0.1, 0.7)),
+        {"coverage_range": (0.1, 0.7)},
+    ),
+    "log": (
+        lambda f, s: f["aurc"](s, "log", (0.0, 0.4)),
+        {"estimator": "log", "coverage_range": (0.0, 0.4)},
+    ),
+    "trapezoid": (
+        lambda f, s: f["trapezoid"](s, (0.0, 0.6)),
+        {"estimator": "trapezoid", "coverage_range": (0.0, 0.6)},
+    ),
+    "augrc": (lambda f, s: f["augrc"](s, (0.25, 1.0)), {"coverage_range": (0.25, 1.0)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHED))
+def test_partial_functions_are_batched_over_count_vectors(name):
+    from sklearn_selective.metrics import _partial
+    from sklearn_selective.metrics._core import GroupStats, group_ties
+
+    functions = {
+        "aurc": _partial.partial_aurc_from_stats,
+        "augrc": _partial.partial_augrc_from_stats,
+        "trapezoid": _partial.trapezoid_aurc_from_stats,
+    }
+    evaluate, options = _BATCHED[name]
+    public = augrc if name == "augrc" else aurc
+    rng = np.random.default_rng(0)
+    confidence = rng.integers(0, 8, 30).astype(float)  # ties
+    losses = rng.exponential(size=30)
+    groups = group_ties(confidence)
+    # Bootstrap-like count vectors: many zero weights, also at the extremes.
+    counts = rng.multinomial(30, np.full(30, 1 / 30), size=5).astype(float)
+    batched = evaluate(functions, GroupStats.from_samples(groups, losses, counts))
+    assert batched.shape == (5,)
+    for row, count in enumerate(counts):
+        expected = public(
+            None, None, confidence, loss=losses, sample_weight=count, **options
+        )
+        assert batched[row] == pytest.approx(expected, **TOL)

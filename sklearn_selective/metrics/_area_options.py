@@ -10,7 +10,7 @@ from numbers import Real
 import numpy as np
 from scipy.special import xlogy
 
-from ._balanced import balanced_losses, balanced_selective_curve_points
+from ._balanced import balanced_losses, balanced_selective_risk
 from ._core import (
     GroupStats,
     augrc_from_stats,
@@ -19,10 +19,11 @@ from ._core import (
     oracle_stats,
 )
 from ._partial import (
-    generalized_curve_points,
+    linear_segments_area,
+    partial_augrc_from_stats,
     partial_aurc_from_stats,
-    piecewise_linear_area,
-    selective_curve_points,
+    step_start,
+    trapezoid_aurc_from_stats,
 )
 from ._validation import _check_binary_failures, _validate_risk_inputs
 
@@ -64,10 +65,10 @@ def _validated(y_true, y_pred, confidence, loss, sample_weight, labels):
 
 def _aurc_value(stats, estimator, low, high):
     if estimator == "trapezoid":
-        return piecewise_linear_area(*selective_curve_points(stats), low, high)
+        return float(trapezoid_aurc_from_stats(stats, (low, high)))
     if (low, high) == (0.0, 1.0):
         return float(aurc_from_stats(stats, estimator))
-    return partial_aurc_from_stats(stats, estimator, (low, high))
+    return float(partial_aurc_from_stats(stats, estimator, (low, high)))
 
 
 def aurc_with_options(
@@ -95,10 +96,11 @@ def aurc_with_options(
                 "per-sample losses like the plug-in estimators: pass "
                 "estimator='trapezoid'."
             )
-        points = balanced_selective_curve_points(
+        weight, risk = balanced_selective_risk(
             y_true, confidence, losses, sample_weight
         )
-        return piecewise_linear_area(*points, low, high)
+        start = step_start(risk, weight)
+        return float(linear_segments_area(weight, start, risk, (low, high)))
     stats = GroupStats.from_samples(group_ties(confidence), losses, sample_weight)
     return _aurc_value(stats, estimator, low, high)
 
@@ -124,7 +126,7 @@ def augrc_with_options(
     stats = GroupStats.from_samples(group_ties(confidence), losses, sample_weight)
     if coverage_range is None:
         return float(augrc_from_stats(stats))
-    return piecewise_linear_area(*generalized_curve_points(stats), low, high)
+    return float(partial_augrc_from_stats(stats, (low, high)))
 
 
 def asymptotic_oracle(losses, sample_weight):

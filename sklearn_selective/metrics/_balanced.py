@@ -46,9 +46,9 @@ def balanced_losses(y_true, losses, sample_weight):
     return losses * scale[index]
 
 
-def balanced_selective_curve_points(y_true, confidence, losses, sample_weight):
-    """Points ``(coverage, class-balanced selective risk)`` at the distinct thresholds,
-    most confident first, with the first risk repeated at coverage 0."""
+def balanced_selective_risk(y_true, confidence, losses, sample_weight):
+    """Class-balanced selective risk at the distinct thresholds, most confident
+    first, and the weight of each threshold's tie group: ``(weight, risk)``."""
     index = _class_index(y_true, losses.shape[0])
     if sample_weight is not None:
         keep = sample_weight > 0
@@ -74,6 +74,4 @@ def balanced_selective_curve_points(y_true, confidence, losses, sample_weight):
     n_groups = groups.n_groups
     delta_sum = np.bincount(group[order], weights=delta, minlength=n_groups)
     risk = np.cumsum(delta_sum) / n_classes
-    accepted = np.cumsum(groups.weight(weight))
-    coverage = np.concatenate([[0.0], accepted / accepted[-1]])
-    return coverage, np.concatenate([risk[:1], risk])
+    return groups.weight(weight), risk

@@ -69,53 +69,78 @@ def _cut_alpha(below, upto, n, cut, estimator):
 
 
 def partial_aurc_from_stats(stats, estimator, coverage_range):
-    """Plug-in AURC restricted to ``coverage_range`` (see the module docstring)."""
+    """Plug-in AURC restricted to ``coverage_range`` (see the module docstring).
+
+    Batched over the leading axes of ``stats``, like the functions of ``_core``.
+    """
     low, high = coverage_range
     below, upto = stats.bounds
-    n = upto[-1]
+    n = np.broadcast_to(upto[..., -1:], upto.shape)
     carry = (stats.loss > 0) & (stats.weight > 0)
-    below, upto, loss = below[carry], upto[carry], stats.loss[carry]
-    n_groups = np.full(below.shape, n)
-    alpha = _cut_alpha(below, upto, n_groups, low * n_groups, estimator) - _cut_alpha(
-        below, upto, n_groups, high * n_groups, estimator
+    b, u, m = below[carry], upto[carry], n[carry]
+    alpha = np.zeros(stats.loss.shape)
+    alpha[carry] = _cut_alpha(b, u, m, low * m, estimator) - _cut_alpha(
+        b, u, m, high * m, estimator
     )
-    return float(np.sum(alpha * loss) / n)
+    return (alpha * stats.loss).sum(axis=-1) / upto[..., -1]
 
 
-def piecewise_linear_area(coverage, risk, low, high):
-    """Integral over ``(low, high]`` of the curve through the points ``(coverage,
-    risk)`` (``coverage`` increasing from 0 to 1), linear between points."""
-    cumulative = np.concatenate(
-        [[0.0], np.cumsum(np.diff(coverage) * (risk[1:] + risk[:-1]) / 2.0)]
+def linear_segments_area(weight, start, end, coverage_range):
+    """Area over ``coverage_range`` of a curve that is linear from ``start`` to
+    ``end`` on consecutive coverage segments of widths ``weight / sum(weight)``
+    (last axis, from coverage 0); zero-width segments add nothing. Batched."""
+    low, high = coverage_range
+    total = weight.sum(axis=-1, keepdims=True)
+    right = np.cumsum(weight, axis=-1) / total
+    width = weight / total
+    left = right - width
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = np.clip((low - left) / width, 0.0, 1.0)
+        t1 = np.clip((high - left) / width, 0.0, 1.0)
+    # Integral of start + t (end - start) over t in [t0, t1], times the width.
+    slope = np.where(width > 0, end - start, 0.0)
+    level = np.where(width > 0, start, 0.0)
+    area = width * ((t1 - t0) * level + (t1**2 - t0**2) / 2.0 * slope)
+    return np.where(width > 0, area, 0.0).sum(axis=-1)
+
+
+def _descending(stats):
+    return stats.weight[..., ::-1], stats.loss[..., ::-1]
+
+
+def partial_augrc_from_stats(stats, coverage_range):
+    """AUGRC restricted to ``coverage_range``: the generalized risk is linear in the
+    coverage inside each tie group (the expectation over a random order). Batched."""
+    weight, loss = _descending(stats)
+    total = weight.sum(axis=-1, keepdims=True)
+    end = np.cumsum(loss, axis=-1) / total
+    return linear_segments_area(weight, end - loss / total, end, coverage_range)
+
+
+def step_start(risk, weight):
+    """Risk at the start of each segment of a curve through the points ``risk`` at
+    the ends of segments of widths ``weight``: the previous point's risk, and the
+    segment's own risk before the first point of positive width (the curve is
+    constant down to coverage 0). Entries of zero-width segments are arbitrary."""
+    positive = weight > 0
+    filled = np.where(positive, risk, np.nan)
+    index = np.where(positive, np.arange(risk.shape[-1]), 0)
+    index = np.maximum.accumulate(index, axis=-1)
+    previous = np.take_along_axis(filled, index, axis=-1)  # last point so far
+    start = np.concatenate(
+        [np.full((*risk.shape[:-1], 1), np.nan), previous[..., :-1]], axis=-1
     )
-
-    def area_up_to(c):
-        index = np.clip(np.searchsorted(coverage, c, side="right") - 1, 0, None)
-        index = min(index, coverage.shape[0] - 2)
-        value = np.interp(c, coverage, risk)
-        return cumulative[index] + (c - coverage[index]) * (risk[index] + value) / 2.0
-
-    return float(area_up_to(high) - area_up_to(low))
+    seen = np.cumsum(positive, axis=-1) - positive > 0
+    return np.where(seen, start, risk)
 
 
-def generalized_curve_points(stats):
-    """Points ``(coverage, generalized risk)`` from ``(0, 0)``, most confident first:
-    the curve of the AUGRC, linear between the distinct thresholds (the expectation
-    over a random order of each tie group)."""
-    keep = stats.weight > 0
-    weight, loss = stats.weight[keep][::-1], stats.loss[keep][::-1]
-    total = weight.sum()
-    coverage = np.concatenate([[0.0], np.cumsum(weight) / total])
-    risk = np.concatenate([[0.0], np.cumsum(loss) / total])
-    return coverage, risk
-
-
-def selective_curve_points(stats):
-    """Points ``(coverage, selective risk)`` at the distinct thresholds, with the
-    first risk repeated at coverage 0 (FD-Shifts' ``selective_risk_stats``)."""
-    keep = stats.weight > 0
-    weight, loss = stats.weight[keep][::-1], stats.loss[keep][::-1]
-    accepted = np.cumsum(weight)
-    risk = np.cumsum(loss) / accepted
-    coverage = np.concatenate([[0.0], accepted / accepted[-1]])
-    return coverage, np.concatenate([risk[:1], risk])
+def trapezoid_aurc_from_stats(stats, coverage_range=(0.0, 1.0)):
+    """FD-Shifts' AURC: trapezoid area under the selective risk at the distinct
+    thresholds, with the most confident group's risk down to coverage 0, over
+    ``coverage_range``. Batched; zero-weight groups add nothing."""
+    weight, loss = _descending(stats)
+    accepted = np.cumsum(weight, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        risk = np.cumsum(loss, axis=-1) / accepted
+    risk = np.where(accepted > 0, risk, 0.0)
+    return linear_segments_area(weight, step_start(risk, weight), risk, coverage_range)
