@@ -16,6 +16,7 @@ from sklearn_selective.metrics import (
     bootstrap_metric,
     expected_calibration_error,
     metric_by_group,
+    sele,
     uq_auc,
 )
 
@@ -309,3 +310,50 @@ def test_metric_by_group_input_errors():
         metric_by_group("aurc", None, None, confidence, groups=[0, 1], loss=[0, 1, 0])
     with pytest.raises(ValueError, match="y_true"):
         metric_by_group("aurc", None, None, confidence, groups="class", loss=[0, 1, 0])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.5, 1.0, 2.0]),  # confidence (ties)
+            st.sampled_from([0.0, 1.0, 2.5]),  # loss
+            st.integers(0, 3),  # weight
+            st.sampled_from(["x", "y", "z"]),  # group
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["augrc", "aurc", "sele"]),
+)
+def test_metric_by_group_equals_loops_over_groups(rows, metric):
+    confidence, losses, weights, groups = (np.array(v) for v in zip(*rows, strict=True))
+    weights = weights.astype(float)
+    function = {"augrc": augrc, "aurc": aurc, "sele": sele}[metric]
+    present = [g for g in sorted(set(groups)) if weights[groups == g].sum() > 0]
+    if len(present) < len(set(groups)):  # a group of zero total weight is invalid
+        with pytest.raises(ValueError, match=r"sample_weight sums to zero|zero total"):
+            metric_by_group(
+                metric,
+                None,
+                None,
+                confidence,
+                groups=groups,
+                loss=losses,
+                sample_weight=weights,
+            )
+        return
+    kwargs = {"groups": groups, "loss": losses, "sample_weight": weights}
+    result = metric_by_group(metric, None, None, confidence, **kwargs)
+    expected = {}
+    for g in present:
+        rows_g = [i for i in range(len(groups)) if groups[i] == g]
+        expected[g] = function(
+            None,
+            None,
+            confidence[rows_g],
+            loss=losses[rows_g],
+            sample_weight=weights[rows_g],
+        )
+    assert list(result.groups) == present
+    np.testing.assert_allclose(result.values, [expected[g] for g in present])
+    assert result.worst_value == max(expected.values())

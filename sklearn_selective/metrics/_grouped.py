@@ -333,6 +333,13 @@ def metric_by_group(
     unique, index = np.unique(labels, return_inverse=True)
     values = np.empty(unique.shape[0])
     counts = np.bincount(index, minlength=unique.shape[0])
+    if sample_weight is not None:
+        empty = np.bincount(index, weights=sample_weight) == 0
+        if empty.any():
+            raise ValueError(
+                f"The groups {unique[empty].tolist()} have zero total sample_weight, "
+                "so the metric is undefined on them: remove their samples first."
+            )
     intervals = None if n_resamples is None else np.full((unique.shape[0], 2), np.nan)
     rng = np.random.default_rng(random_state) if n_resamples is not None else None
     for position in range(unique.shape[0]):
