@@ -149,8 +149,10 @@ def test_ece_input_errors_name_the_argument():
         expected_calibration_error([0, 1, 1], [[0.5, 0.5], [0.5, 0.5]])
     with pytest.raises(ValueError, match="labels"):
         expected_calibration_error([0, 1, 2], [[0.5, 0.5]] * 3)
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"y_proba .*\[0, 1\]"):
         expected_calibration_error([0, 1], [[1.5, -0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="y_proba"):
+        expected_calibration_error([0, 1], [[np.nan, 1.0], [0.5, 0.5]])
 
 
 # --------------------------------------------------------------------------------------

@@ -199,6 +199,8 @@ def expected_calibration_error(
             f"y_true has {y_true.shape[0]} samples but y_proba has {y_proba.shape[0]}; "
             "pass one row of probabilities per sample."
         )
+    if y_proba.dtype.kind in "fiub" and (np.any(y_proba < 0) or np.any(y_proba > 1)):
+        raise ValueError("y_proba must hold probabilities in [0, 1].")
     if y_proba.ndim == 1:
         positive = np.asarray(y_proba, dtype=np.float64)
         y_proba = np.column_stack([1.0 - positive, positive])
