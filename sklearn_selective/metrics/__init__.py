@@ -6,15 +6,16 @@ Every metric follows the contract of the project's SPEC: accepted iff
 random order, sample weights as frequency weights.
 """
 
-from ._bootstrap import (
-    BootstrapResult,
-    ConfidenceComparisonResult,
-    bootstrap_metric,
-    compare_confidence_functions,
-)
+from ._bootstrap import bootstrap_metric
 from ._calibration import expected_calibration_error
+from ._comparison import compare_confidence_functions, compare_systems
 from ._grouped import MetricByGroupResult, metric_by_group
 from ._ranking import uq_auc, uq_c_index
+from ._results import (
+    BootstrapResult,
+    ConfidenceComparisonResult,
+    SystemComparisonResult,
+)
 from ._risk_coverage import (
     augrc,
     aurc,
@@ -39,11 +40,13 @@ __all__ = [
     "BootstrapResult",
     "ConfidenceComparisonResult",
     "MetricByGroupResult",
+    "SystemComparisonResult",
     "augrc",
     "aurc",
     "aurc_weights",
     "bootstrap_metric",
     "compare_confidence_functions",
+    "compare_systems",
     "coverage_at_risk",
     "e_aurc",
     "expected_calibration_error",

@@ -4,8 +4,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_array, column_or_1d
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._params import validate_params
 from ._validation import _check_probabilities, _check_sample_weight
 
 
@@ -205,8 +206,9 @@ def expected_calibration_error(
         positive = np.asarray(y_proba, dtype=np.float64)
         y_proba = np.column_stack([1.0 - positive, positive])
     y_proba, true_column, _ = _check_probabilities(
-        y_true, y_proba, labels, "expected_calibration_error"
+        y_true, y_proba, labels, "expected_calibration_error", name="y_proba"
     )
+    y_proba = np.asarray(y_proba, dtype=np.float64)
     sample_weight = _check_sample_weight(sample_weight, y_true.shape[0])
     scores, targets = _MULTICLASS[multiclass](y_proba, true_column)
     return float(_ece_columns(scores, targets, sample_weight, n_bins, strategy).mean())

@@ -6,9 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import column_or_1d
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._bootstrap import bootstrap_metric
+from ._params import validate_params
 from ._ranking import uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
