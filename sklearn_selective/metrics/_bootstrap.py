@@ -10,15 +10,18 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._docstrings import fill_doc
+from ._draws import (
+    _bootstrap_counts,
+    _bootstrap_indices,
+    _check_generator,
+    _counts,
+    _jackknife_counts,
+)
 from ._intervals import _METHODS, _interval, _warn_undefined
 from ._resampling import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,
-    _bootstrap_indices,
-    _check_generator,
     _check_resampling_inputs,
-    _counts,
-    _jackknife_indices,
     _resample_evaluator,
     _resolve_metric,
 )
@@ -209,12 +212,12 @@ def bootstrap_metric(
     )
     rng = _check_generator(random_state)
     values = _resample_evaluator(metric, arrays, metric_kwargs, n_jobs)
-    distribution = values(_bootstrap_indices(rng, n_samples, n_resamples))
+    distribution = values(_bootstrap_counts(rng, n_samples, n_resamples))
     defined = distribution[~np.isnan(distribution)]
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
     jackknife = None
     if method == "bca":
-        jackknife = values(_jackknife_indices(n_samples))
+        jackknife = values(_jackknife_counts(n_samples))
         _warn_undefined(
             np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
         )

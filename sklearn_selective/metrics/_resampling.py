@@ -14,6 +14,7 @@ So the two paths give the same bootstrap distribution, to rounding.
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -26,12 +27,12 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     e_aurc_from_stats,
-    failure_auc_from_stats,
     group_ties,
     naurc_from_stats,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
+from ._draws import _indices
 from ._ranking import _squared_group_weight, _weighted_inversions, uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
@@ -49,11 +50,10 @@ from ._validation import (
     _validate_risk_inputs,
 )
 
-# A block of resamples holds at most this many (resample, sample) entries (at least
-# one resample), which bounds memory whatever n_resamples is. Small blocks keep the
-# fast path's temporaries in cache and below the allocator's mmap threshold: at
-# n = 1e4, 2**14 is ~2.5x faster than 2**16 and ~3x faster than 2**21.
-_BLOCK_ELEMENTS = 2**14
+# The fast path evaluates at most this many (resample, sample) entries at once, in
+# chunks of at most _EVAL_CHUNK sorted samples: the temporaries stay in cache.
+_EVAL_ELEMENTS = 2**15
+_EVAL_CHUNK = 2**13
 
 # Whether a larger value of each package metric is better.
 _GREATER_IS_BETTER = {
@@ -84,123 +84,177 @@ _METRICS = {
 
 
 # --------------------------------------------------------------------------------------
-# Resamples: blocks of indices, and the counts they stand for.
-# --------------------------------------------------------------------------------------
-def _check_generator(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(
-            random_state.randint(2**32, size=4, dtype=np.uint64)
-        )
-    return np.random.default_rng(random_state)
-
-
-def _block_size(n_samples):
-    return max(1, _BLOCK_ELEMENTS // n_samples)
-
-
-def _bootstrap_indices(rng, n_samples, n_resamples):
-    """Blocks of resampled indices, shape ``(block, n_samples)``, drawn in order."""
-    step = _block_size(n_samples)
-    for start in range(0, n_resamples, step):
-        rows = min(step, n_resamples - start)
-        yield rng.integers(0, n_samples, (rows, n_samples))
-
-
-def _jackknife_indices(n_samples):
-    """Blocks of leave-one-out indices, shape ``(block, n_samples - 1)``."""
-    step = _block_size(n_samples)
-    for start in range(0, n_samples, step):
-        rows = min(step, n_samples - start)
-        keep = np.ones((rows, n_samples), dtype=bool)
-        keep[np.arange(rows), np.arange(start, start + rows)] = False
-        yield np.broadcast_to(np.arange(n_samples), keep.shape)[keep].reshape(rows, -1)
-
-
-def _counts(indices, n_samples):
-    """How often each sample occurs in each row of ``indices`` (overwritten)."""
-    rows = indices.shape[0]
-    if rows == 1:
-        return np.bincount(indices[0], minlength=n_samples)[None]
-    indices += (np.arange(rows) * n_samples)[:, None]
-    counts = np.bincount(indices.ravel(), minlength=rows * n_samples)
-    return counts.reshape(rows, n_samples)
-
-
-# --------------------------------------------------------------------------------------
-# Fast path: sort once, then evaluate blocks of count vectors at once.
+# Fast path: sort once; evaluate count vectors in cache-sized pieces.
 # --------------------------------------------------------------------------------------
 class _RiskResampler:
-    """Samples sorted by confidence once; resamples become batched group stats."""
+    """Samples sorted by confidence once; count vectors become batched group stats.
+
+    The additive metrics (sums over tie groups of a function of the group's
+    cumulative-weight interval, its loss and the total weight) are evaluated chunk
+    by chunk along the sorted samples, a few resamples at a time, so that every
+    temporary stays in cache. A chunk's groups are framed by two loss-free groups
+    holding the weight below and above it: the ``_core`` function then sees each
+    group's exact interval and the total weight, and its value on the framed chunk,
+    times the total weight to the metric's power, is the chunk's share of the sum.
+    """
 
     def __init__(self, confidence, losses, sample_weight):
         groups = group_ties(confidence)
-        self._order = groups.order
-        self._starts = groups.starts
+        self.order = groups.order
         self.losses = losses[groups.order]
-        self._weight = None if sample_weight is None else sample_weight[groups.order]
+        self.weight = None if sample_weight is None else sample_weight[groups.order]
+        self._starts = groups.starts
         self._oracle_groups = None
+        n_samples = confidence.shape[0]
+        # Chunk bounds on the sorted samples, moved up to the next group start.
+        bounds = np.arange(0, n_samples, _EVAL_CHUNK)
+        if groups.starts is not None:
+            at = np.searchsorted(groups.starts, bounds)
+            bounds = np.unique(np.append(groups.starts, n_samples)[at])
+            bounds = bounds[bounds < n_samples]
+        stops = np.append(bounds[1:], n_samples)
+        self._chunks = []
+        for start, stop in zip(bounds, stops, strict=True):
+            local = None
+            if groups.starts is not None:
+                first, last = np.searchsorted(groups.starts, [start, stop])
+                local = groups.starts[first:last] - start
+            self._chunks.append((start, stop, local))
 
-    def sorted_weight(self, counts):
-        """Sample weights, ascending confidence, of count vectors ``(b, n)``."""
-        counts = np.take(counts, self._order, axis=1)
-        if self._weight is None:
+    def sorted_counts(self, counts):
+        return np.take(counts, self.order, axis=1)
+
+    def _sample_weight(self, counts, start, stop):
+        if self.weight is None:
             return counts.astype(np.float64)
-        return counts * self._weight
+        return counts * self.weight[start:stop]
 
-    def stats(self, weight):
-        loss = weight * self.losses
-        if self._starts is None:
+    def stats(self, sorted_counts, start=0, stop=None, local_starts=None):
+        """Group stats of the samples ``start:stop`` (all when ``stop`` is None)."""
+        if stop is None:
+            stop, local_starts = self.losses.shape[0], self._starts
+        weight = self._sample_weight(sorted_counts[:, start:stop], start, stop)
+        loss = weight * self.losses[start:stop]
+        if local_starts is None:
             return GroupStats(weight, loss)
         return GroupStats(
-            np.add.reduceat(weight, self._starts, axis=-1),
-            np.add.reduceat(loss, self._starts, axis=-1),
+            np.add.reduceat(weight, local_starts, axis=-1),
+            np.add.reduceat(loss, local_starts, axis=-1),
         )
 
-    def oracle_stats(self, weight):
+    def oracle_stats(self, sorted_counts):
         """Group stats of the oracle ranking (confidence = -loss)."""
         if self._oracle_groups is None:
             self._oracle_groups = group_ties(-self.losses)
+        weight = self._sample_weight(sorted_counts, 0, self.losses.shape[0])
         return GroupStats.from_samples(self._oracle_groups, self.losses, weight)
 
+    def sums(self, sorted_counts, function, power):
+        """Per resample: the sum over groups of an additive metric, with the
+        total weight and total loss: ``(sum, total_weight, total_loss)``."""
+        weight = np.ones_like(self.losses) if self.weight is None else self.weight
+        weights = np.column_stack(
+            [sorted_counts[:, a:b] @ weight[a:b] for a, b, _ in self._chunks]
+        )
+        losses = np.column_stack(
+            [
+                sorted_counts[:, a:b] @ (weight[a:b] * self.losses[a:b])
+                for a, b, _ in self._chunks
+            ]
+        )
+        total = weights.sum(axis=-1)
+        below = np.cumsum(weights, axis=-1) - weights
+        value = np.zeros(sorted_counts.shape[0])
+        for k, (start, stop, local_starts) in enumerate(self._chunks):
+            stats = self.stats(sorted_counts, start, stop, local_starts)
+            rows, width = stats.weight.shape
+            framed_weight = np.empty((rows, width + 2))
+            framed_weight[:, 0] = below[:, k]
+            framed_weight[:, 1:-1] = stats.weight
+            framed_weight[:, -1] = np.maximum(total - below[:, k] - weights[:, k], 0)
+            framed_loss = np.zeros((rows, width + 2))
+            framed_loss[:, 1:-1] = stats.loss
+            framed = GroupStats(framed_weight, framed_loss)
+            value += function(framed) * total**power
+        return value, total, losses.sum(axis=-1)
 
-def _aurc_values(resampler, weight, estimator="harmonic"):
-    return aurc_from_stats(resampler.stats(weight), estimator)
+
+def _in_row_blocks(values):
+    """``values(resampler, sorted_counts, **params)`` on a few rows at a time."""
+
+    def blocked(resampler, counts, **params):
+        sorted_counts = resampler.sorted_counts(counts)
+        width = min(sorted_counts.shape[1], _EVAL_CHUNK)
+        step = max(1, _EVAL_ELEMENTS // width)
+        return np.concatenate(
+            [
+                values(resampler, sorted_counts[start : start + step], **params)
+                for start in range(0, sorted_counts.shape[0], step)
+            ]
+        )
+
+    return blocked
 
 
-def _sele_values(resampler, weight):
-    return sele_from_stats(resampler.stats(weight))
+@_in_row_blocks
+def _aurc_values(resampler, sorted_counts, estimator="harmonic"):
+    # (1/n) sum_i alpha_i l_i: the function returns the chunk's sum over n.
+    value, total, _ = resampler.sums(
+        sorted_counts, partial(aurc_from_stats, estimator=estimator), 1
+    )
+    return value / total
 
 
-def _augrc_values(resampler, weight):
-    return augrc_from_stats(resampler.stats(weight))
+@_in_row_blocks
+def _sele_values(resampler, sorted_counts):
+    value, total, _ = resampler.sums(sorted_counts, sele_from_stats, 2)
+    return value / total**2
 
 
-def _uq_auc_values(resampler, weight):
-    return failure_auc_from_stats(resampler.stats(weight))
+@_in_row_blocks
+def _augrc_values(resampler, sorted_counts):
+    value, total, _ = resampler.sums(sorted_counts, augrc_from_stats, 2)
+    return value / total**2
 
 
-def _e_aurc_values(resampler, weight, estimator="harmonic"):
-    stats, oracle = resampler.stats(weight), resampler.oracle_stats(weight)
-    return e_aurc_from_stats(stats, oracle, estimator)
+@_in_row_blocks
+def _uq_auc_values(resampler, sorted_counts):
+    # For 0/1 losses, with W the total weight, F the failures and A the AUGRC
+    # numerator, AUGRC = (1 - UQ_AUC) acc (1 - acc) + (1 - acc)^2 / 2 ([AUGRC]
+    # Eq. 7, exact; SPEC section 4) gives UQ_AUC = (F (W - F/2) - A) / ((W - F) F).
+    numerator, total, failures = resampler.sums(sorted_counts, augrc_from_stats, 2)
+    correct = total - failures
+    defined = (failures > 0) & (correct > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (failures * (total - failures / 2.0) - numerator) / (correct * failures)
+    return np.where(defined, value, np.nan)
 
 
-def _naurc_values(resampler, weight, estimator="harmonic"):
-    stats, oracle = resampler.stats(weight), resampler.oracle_stats(weight)
-    return naurc_from_stats(stats, oracle, estimator)
+@_in_row_blocks
+def _e_aurc_values(resampler, sorted_counts, estimator="harmonic"):
+    stats = resampler.stats(sorted_counts)
+    return e_aurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
 
 
-def _selective_risk_at_coverage_values(resampler, weight, coverage):
-    return selective_risk_at_coverage_from_stats(resampler.stats(weight), coverage)
+@_in_row_blocks
+def _naurc_values(resampler, sorted_counts, estimator="harmonic"):
+    stats = resampler.stats(sorted_counts)
+    return naurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
 
 
-def _coverage_at_risk_values(resampler, weight, risk):
-    return coverage_at_risk_from_stats(resampler.stats(weight), risk)
+@_in_row_blocks
+def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
+    stats = resampler.stats(sorted_counts)
+    return selective_risk_at_coverage_from_stats(stats, coverage)
+
+
+@_in_row_blocks
+def _coverage_at_risk_values(resampler, sorted_counts, risk):
+    return coverage_at_risk_from_stats(resampler.stats(sorted_counts), risk)
 
 
 def _risk_path(values):
-    """Fast path of a metric of per-sample losses: ``values(resampler, weight)``."""
+    """Fast path of a metric of per-sample losses: ``values(resampler, counts)``."""
 
     def prepare(
         y_true,
@@ -220,11 +274,7 @@ def _risk_path(values):
             labels=labels,
         )
         resampler = _RiskResampler(confidence, losses, sample_weight)
-
-        def evaluate(counts):
-            return values(resampler, resampler.sorted_weight(counts), **params)
-
-        return evaluate
+        return partial(values, resampler, **params)
 
     return prepare
 
@@ -311,19 +361,17 @@ def _evaluate_counts(evaluate, counts, positive):
     return values
 
 
-def _fast_values(evaluate, index_blocks, n_samples, positive):
+def _fast_values(evaluate, count_blocks, positive):
     return np.concatenate(
-        [
-            _evaluate_counts(evaluate, _counts(indices, n_samples), positive)
-            for indices in index_blocks
-        ]
+        [_evaluate_counts(evaluate, counts, positive) for counts in count_blocks]
     )
 
 
 # --------------------------------------------------------------------------------------
 # Generic path: call the metric on index-resampled copies of the data.
 # --------------------------------------------------------------------------------------
-def _call_metric(metric, arrays, kwargs, indices):
+def _call_metric(metric, arrays, kwargs, counts):
+    indices = _indices(counts)
     y_true, y_pred, confidence, sample_weight, loss = (
         None if array is None else array[indices] for array in arrays
     )
@@ -338,14 +386,13 @@ def _call_metric(metric, arrays, kwargs, indices):
         return float(metric(y_true, y_pred, confidence, **kwargs))
 
 
-def _generic_values(metric, arrays, kwargs, index_blocks, n_jobs):
+def _generic_values(metric, arrays, kwargs, count_blocks, n_jobs):
     values = []
     with Parallel(n_jobs=n_jobs) as parallel:
-        for indices in index_blocks:
+        for counts in count_blocks:
             values.extend(
                 parallel(
-                    delayed(_call_metric)(metric, arrays, kwargs, row)
-                    for row in indices
+                    delayed(_call_metric)(metric, arrays, kwargs, row) for row in counts
                 )
             )
     return np.asarray(values, dtype=np.float64)
@@ -390,7 +437,7 @@ _RESAMPLING_CONSTRAINTS = {
 
 
 def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
-    """``values(index_blocks)``: the metric on each resample of ``arrays``.
+    """``values(count_blocks)``: the metric on each resample of ``arrays``.
 
     ``arrays`` are the checked ``(y_true, y_pred, confidence, sample_weight)``;
     this package's metrics take the fast path, any other callable the generic one.
@@ -402,8 +449,8 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
         evaluate = prepare(y_true, y_pred, confidence, sample_weight, **metric_kwargs)
         positive = _positive_weight(sample_weight)
 
-        def values(index_blocks):
-            return _fast_values(evaluate, index_blocks, n_samples, positive)
+        def values(count_blocks):
+            return _fast_values(evaluate, count_blocks, positive)
 
         return values
 
@@ -417,7 +464,7 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
         loss_samples = _as_samples(loss, "loss", n_samples)
     generic_arrays = (y_true, y_pred, confidence, sample_weight, loss_samples)
 
-    def values(index_blocks):
-        return _generic_values(metric, generic_arrays, kwargs, index_blocks, n_jobs)
+    def values(count_blocks):
+        return _generic_values(metric, generic_arrays, kwargs, count_blocks, n_jobs)
 
     return values
