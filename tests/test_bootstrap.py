@@ -469,7 +469,26 @@ def test_counts_are_multinomial(monkeypatch, draw_chunk):
     frequencies = np.bincount(counts[:, 2].astype(int), minlength=n + 1) / n_resamples
     expected = binom.pmf(np.arange(n + 1), n, 1 / n)
     assert_allclose(frequencies, expected, atol=4 * np.sqrt(0.25 / n_resamples))
-    assert _drawn_counts(0, 300, 2).dtype == np.uint16
+    assert _drawn_counts(0, 300, 2).dtype == np.uint8
+
+
+class _PileUp:
+    """A stand-in generator that puts every draw on the first sample."""
+
+    def multinomial(self, n, pvals):
+        return np.eye(len(pvals), dtype=int)[0] * n
+
+    def integers(self, low, high, size=None):
+        return np.zeros(size, dtype=int)
+
+
+@pytest.mark.parametrize("draw_chunk", [2**16, 1])
+def test_counts_above_255_widen_the_dtype(monkeypatch, draw_chunk):
+    monkeypatch.setattr(_draws, "_DRAW_CHUNK", draw_chunk)
+    counts = _draws._draw_counts(_PileUp(), 300, 2)
+    assert counts.dtype == np.uint16
+    assert_array_equal(counts[:, 0], 300)
+    assert not counts[:, 1:].any()
 
 
 def test_n_jobs_does_not_change_the_result():

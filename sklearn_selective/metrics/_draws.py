@@ -6,8 +6,8 @@ It is drawn in two exact stages so that the work stays in cache: the samples are
 into consecutive chunks of at most ``2**16``; the chunk totals are one multinomial
 draw (with probabilities proportional to the chunk sizes), and within a chunk the
 total is spread by uniform positions counted with :func:`numpy.bincount`. Counts are
-stored in the smallest unsigned integer type that holds ``n``, so a block of
-resamples is small and gathering it into another order is cheap.
+stored as uint8 (a wider type in the rare block where a count exceeds 255), so a
+block of resamples is small and gathering it into another order is cheap.
 
 Each resample consumes the generator's stream in the same way whatever the block
 size, so the resamples do not depend on how they are grouped into blocks.
@@ -18,7 +18,7 @@ import numpy as np
 # Samples per chunk of the two-stage draw.
 _DRAW_CHUNK = 2**16
 # Counts per block of resamples (at least one resample): bounds the memory.
-_BLOCK_COUNTS = 2**21
+_BLOCK_COUNTS = 2**20
 
 
 def _check_generator(random_state):
@@ -31,27 +31,29 @@ def _check_generator(random_state):
     return np.random.default_rng(random_state)
 
 
-def _count_dtype(n_samples):
-    return np.min_scalar_type(n_samples)
+def _narrow(counts, n_samples):
+    """``counts`` in uint8 when they fit (almost always), else wide enough for n."""
+    dtype = np.uint8 if counts.max(initial=0) <= 255 else np.min_scalar_type(n_samples)
+    return counts.astype(dtype)
 
 
 def _draw_counts(rng, n_samples, rows):
     """``rows`` bootstrap count vectors of ``n_samples``, shape ``(rows, n)``."""
-    dtype = _count_dtype(n_samples)
     if n_samples <= _DRAW_CHUNK:  # one chunk: uniform positions, all rows at once
-        positions = rng.integers(0, n_samples, (rows, n_samples), dtype=np.uint32)
-        flat = positions.astype(np.intp)
-        flat += (np.arange(rows) * n_samples)[:, None]
-        counts = np.bincount(flat.ravel(), minlength=rows * n_samples)
-        return counts.astype(dtype).reshape(rows, n_samples)
+        positions = rng.integers(0, n_samples, (rows, n_samples))
+        positions += (np.arange(rows) * n_samples)[:, None]
+        counts = np.bincount(positions.ravel(), minlength=rows * n_samples)
+        return _narrow(counts, n_samples).reshape(rows, n_samples)
     starts = np.arange(0, n_samples, _DRAW_CHUNK)
     sizes = np.diff(starts, append=n_samples)
-    counts = np.empty((rows, n_samples), dtype=dtype)
+    counts = np.empty((rows, n_samples), dtype=np.uint8)
     for row in range(rows):
         totals = rng.multinomial(n_samples, sizes / n_samples)
         for start, size, total in zip(starts, sizes, totals, strict=True):
-            positions = rng.integers(0, size, total, dtype=np.uint32)
-            counts[row, start : start + size] = np.bincount(positions, minlength=size)
+            chunk = np.bincount(rng.integers(0, size, total), minlength=size)
+            if chunk.max() > np.iinfo(counts.dtype).max:
+                counts = counts.astype(np.min_scalar_type(n_samples))
+            counts[row, start : start + size] = chunk
     return counts
 
 
@@ -65,10 +67,9 @@ def _bootstrap_counts(rng, n_samples, n_resamples):
 def _jackknife_counts(n_samples):
     """Blocks of leave-one-out count vectors (ones, and a zero at the left-out)."""
     step = max(1, _BLOCK_COUNTS // n_samples)
-    dtype = _count_dtype(n_samples)
     for start in range(0, n_samples, step):
         rows = min(step, n_samples - start)
-        counts = np.ones((rows, n_samples), dtype=dtype)
+        counts = np.ones((rows, n_samples), dtype=np.uint8)
         counts[np.arange(rows), np.arange(start, start + rows)] = 0
         yield counts
 

@@ -22,6 +22,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
 from ._core import (
+    ALPHA_ESTIMATORS,
     GroupStats,
     augrc_from_stats,
     aurc_from_stats,
@@ -54,6 +55,9 @@ from ._validation import (
 # chunks of at most _EVAL_CHUNK sorted samples: the temporaries stay in cache.
 _EVAL_ELEMENTS = 2**15
 _EVAL_CHUNK = 2**13
+# Tie groups of unit-weight samples up to this width take their AURC weight as the
+# mean of tabulated per-position weights; wider ones use _core's closed form.
+_TABLE_WIDTH = 8
 
 # Whether a larger value of each package metric is better.
 _GREATER_IS_BETTER = {
@@ -105,6 +109,7 @@ class _RiskResampler:
         self.weight = None if sample_weight is None else sample_weight[groups.order]
         self._starts = groups.starts
         self._oracle_groups = None
+        self._tables = {}
         n_samples = confidence.shape[0]
         # Chunk bounds on the sorted samples, moved up to the next group start.
         bounds = np.arange(0, n_samples, _EVAL_CHUNK)
@@ -178,6 +183,70 @@ class _RiskResampler:
             value += function(framed) * total**power
         return value, total, losses.sum(axis=-1)
 
+    def _alpha_table(self, estimator):
+        """``alpha(r)`` of the positions ``r = 0 .. n`` for unit sample weights,
+        where every resample has total weight ``n``; cached."""
+        if estimator not in self._tables:
+            n = self.losses.shape[0]
+            positions = np.arange(n + 1, dtype=np.float64)
+            table = np.zeros(n + 1)
+            # A group of width one at (r - 1, r]: alpha is the estimator's
+            # per-position weight, computed as _core computes it.
+            table[1:] = ALPHA_ESTIMATORS[estimator](
+                positions[:-1], positions[1:], np.full(n, float(n))
+            )
+            self._tables[estimator] = table
+        return self._tables[estimator]
+
+    def aurc_from_table(self, sorted_counts, estimator):
+        """AURC of count vectors for unit sample weights ([AURC] Eq. 11-13, 18).
+
+        Every resample has the total weight ``n``, so a group of width one at
+        ``(r - 1, r]`` has the tabulated ``alpha(r)``, the value ``_core`` gives it;
+        a group of width ``w <= _TABLE_WIDTH`` has the mean of ``w`` table entries
+        (the SPEC's definition of a tie group's alpha), and a wider group the
+        closed form of ``_core``. Group weights stay integers here.
+        """
+        table = self._alpha_table(estimator)
+        rows = sorted_counts.shape[0]
+        value = np.zeros(rows)
+        carry = np.zeros((rows, 1), dtype=np.intp)
+        for start, stop, local_starts in self._chunks:
+            counts = sorted_counts[:, start:stop]
+            loss = counts * self.losses[start:stop]
+            if local_starts is not None:
+                counts = np.add.reduceat(counts, local_starts, axis=-1, dtype=np.intp)
+                loss = np.add.reduceat(loss, local_starts, axis=-1)
+            upto = np.cumsum(counts, axis=-1, dtype=np.intp)
+            upto += carry
+            carry = upto[:, -1:].copy()
+            alpha = table[upto]
+            value += np.einsum("ij,ij->i", alpha, loss)
+            row, column = np.nonzero((counts > 1) & (loss > 0))
+            if row.shape[0]:
+                width = counts[row, column].astype(np.float64)
+                upto, loss = upto[row, column], loss[row, column]
+                wide = self._wide_alpha(table, upto, width, estimator)
+                correction = (wide - table[upto]) * loss
+                value += np.bincount(row, weights=correction, minlength=rows)
+        return value / self.losses.shape[0]
+
+    @staticmethod
+    def _wide_alpha(table, upto, width, estimator):
+        below = (upto - width).astype(np.intp)
+        alpha = np.zeros(upto.shape[0])
+        for k in range(1, _TABLE_WIDTH + 1):
+            inside = width >= k
+            alpha[inside] += table[below[inside] + k]
+        alpha /= width
+        wider = width > _TABLE_WIDTH
+        if wider.any():
+            n = np.full(np.count_nonzero(wider), float(table.shape[0] - 1))
+            alpha[wider] = ALPHA_ESTIMATORS[estimator](
+                upto[wider] - width[wider], upto[wider], n
+            )
+        return alpha
+
 
 def _in_row_blocks(values):
     """``values(resampler, sorted_counts, **params)`` on a few rows at a time."""
@@ -198,6 +267,10 @@ def _in_row_blocks(values):
 
 @_in_row_blocks
 def _aurc_values(resampler, sorted_counts, estimator="harmonic"):
+    n_samples = sorted_counts.shape[1]
+    if resampler.weight is None and np.all(sorted_counts.sum(axis=1) == n_samples):
+        # Bootstrap counts on unit weights, total weight n: alpha from a table.
+        return resampler.aurc_from_table(sorted_counts, estimator)
     # (1/n) sum_i alpha_i l_i: the function returns the chunk's sum over n.
     value, total, _ = resampler.sums(
         sorted_counts, partial(aurc_from_stats, estimator=estimator), 1
