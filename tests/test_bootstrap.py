@@ -21,7 +21,7 @@ from test_public_functions import (
 from sklearn_selective.metrics import (
     _bootstrap,
     _draws,
-    _resampling,
+    _risk_resampler,
     augrc,
     aurc,
     bootstrap_metric,
@@ -84,8 +84,8 @@ def eval_chunk(request, monkeypatch):
     """The fast path evaluates the sorted samples in chunks framed by the weight
     below and above them: with chunks of 4 samples, every framing is exercised."""
     if request.param == "chunks of 4":
-        monkeypatch.setattr(_resampling, "_EVAL_CHUNK", 4)
-        monkeypatch.setattr(_resampling, "_EVAL_ELEMENTS", 9)
+        monkeypatch.setattr(_risk_resampler, "_EVAL_CHUNK", 4)
+        monkeypatch.setattr(_risk_resampler, "_EVAL_ELEMENTS", 9)
     return request.param
 
 
@@ -478,7 +478,7 @@ class _PileUp:
     def multinomial(self, n, pvals):
         return np.eye(len(pvals), dtype=int)[0] * n
 
-    def integers(self, low, high, size=None):
+    def integers(self, low, high, size=None, dtype=int):
         return np.zeros(size, dtype=int)
 
 

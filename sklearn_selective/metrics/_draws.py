@@ -16,7 +16,7 @@ size, so the resamples do not depend on how they are grouped into blocks.
 import numpy as np
 
 # Samples per chunk of the two-stage draw.
-_DRAW_CHUNK = 2**16
+_DRAW_CHUNK = 2**16  # the uint16 range
 # Counts per block of resamples (at least one resample): bounds the memory.
 _BLOCK_COUNTS = 2**20
 
@@ -31,26 +31,24 @@ def _check_generator(random_state):
     return np.random.default_rng(random_state)
 
 
-def _narrow(counts, n_samples):
-    """``counts`` in uint8 when they fit (almost always), else wide enough for n."""
-    dtype = np.uint8 if counts.max(initial=0) <= 255 else np.min_scalar_type(n_samples)
-    return counts.astype(dtype)
-
-
 def _draw_counts(rng, n_samples, rows):
-    """``rows`` bootstrap count vectors of ``n_samples``, shape ``(rows, n)``."""
-    if n_samples <= _DRAW_CHUNK:  # one chunk: uniform positions, all rows at once
-        positions = rng.integers(0, n_samples, (rows, n_samples))
-        positions += (np.arange(rows) * n_samples)[:, None]
-        counts = np.bincount(positions.ravel(), minlength=rows * n_samples)
-        return _narrow(counts, n_samples).reshape(rows, n_samples)
+    """``rows`` bootstrap count vectors of ``n_samples``, shape ``(rows, n)``.
+
+    Positions inside a chunk are drawn as uint16 (chunks have at most 2**16
+    samples), one call per row and chunk, so the stream does not depend on
+    ``rows``.
+    """
     starts = np.arange(0, n_samples, _DRAW_CHUNK)
     sizes = np.diff(starts, append=n_samples)
     counts = np.empty((rows, n_samples), dtype=np.uint8)
     for row in range(rows):
-        totals = rng.multinomial(n_samples, sizes / n_samples)
+        if sizes.shape[0] == 1:
+            totals = [n_samples]
+        else:
+            totals = rng.multinomial(n_samples, sizes / n_samples)
         for start, size, total in zip(starts, sizes, totals, strict=True):
-            chunk = np.bincount(rng.integers(0, size, total), minlength=size)
+            positions = rng.integers(0, size, total, dtype=np.uint16)
+            chunk = np.bincount(positions, minlength=size)
             if chunk.max() > np.iinfo(counts.dtype).max:
                 counts = counts.astype(np.min_scalar_type(n_samples))
             counts[row, start : start + size] = chunk
