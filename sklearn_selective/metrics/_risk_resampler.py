@@ -17,7 +17,6 @@ from ._core import (
     augrc_from_stats,
     aurc_from_stats,
     coverage_at_risk_from_stats,
-    e_aurc_from_stats,
     group_ties,
     naurc_from_stats,
     sele_from_stats,
@@ -55,7 +54,7 @@ class _RiskResampler:
         self.losses = losses[groups.order]
         self.weight = None if sample_weight is None else sample_weight[groups.order]
         self._starts = groups.starts
-        self._oracle_groups = None
+        self._oracle_groups = self._oracle_index = None
         self._tables = {}
         n_samples = confidence.shape[0]
         # Chunk bounds on the sorted samples, moved up to the next group start.
@@ -100,6 +99,39 @@ class _RiskResampler:
             self._oracle_groups = group_ties(-self.losses)
         weight = self._sample_weight(sorted_counts, 0, self.losses.shape[0])
         return GroupStats.from_samples(self._oracle_groups, self.losses, weight)
+
+    def oracle_totals(self, sorted_counts):
+        """The oracle's group stats accumulated chunk by chunk: every sample of
+        an oracle group has the group's loss value, so its loss total is the
+        group's weight times that value."""
+        if self._oracle_groups is None:
+            self._oracle_groups = group_ties(-self.losses)
+        groups = self._oracle_groups
+        if self._oracle_index is None:
+            self._oracle_index = groups.group_index
+        index = self._oracle_index
+        rows, n_groups = sorted_counts.shape[0], groups.n_groups
+        offsets = (np.arange(rows) * n_groups)[:, None]
+        weight = np.zeros(rows * n_groups)
+        for start, stop, _ in self._chunks:
+            chunk = self._sample_weight(sorted_counts[:, start:stop], start, stop)
+            flat = (offsets + index[start:stop]).ravel()
+            weight += np.bincount(flat, chunk.ravel(), minlength=weight.shape[0])
+        weight = weight.reshape(rows, n_groups)
+        return GroupStats(weight, weight * -groups.values)
+
+    def aurc(self, sorted_counts, estimator):
+        """AURC of every resample: from the table for bootstrap counts on unit
+        weights, else by the chunked sums."""
+        n_samples = sorted_counts.shape[1]
+        if self.weight is None and np.all(sorted_counts.sum(axis=1) == n_samples):
+            # Bootstrap counts on unit weights, total weight n: alpha from a table.
+            return self.aurc_from_table(sorted_counts, estimator)
+        # (1/n) sum_i alpha_i l_i: the function returns the chunk's sum over n.
+        value, total, _ = self.sums(
+            sorted_counts, partial(aurc_from_stats, estimator=estimator), 1
+        )
+        return value / total
 
     def sums(self, sorted_counts, function, power):
         """Per resample: the sum over groups of an additive metric, with the
@@ -195,12 +227,18 @@ class _RiskResampler:
         return alpha
 
 
-def _in_row_blocks(values):
-    """``values(resampler, sorted_counts, **params)`` on a few rows at a time."""
+def _in_row_blocks(values=None, *, chunked=True):
+    """``values(resampler, sorted_counts, **params)`` on a few rows at a time:
+    as many as fit ``_EVAL_ELEMENTS`` with one chunk of samples (``chunked``) or
+    with all samples."""
+    if values is None:
+        return partial(_in_row_blocks, chunked=chunked)
 
     def blocked(resampler, counts, **params):
         sorted_counts = resampler.sorted_counts(counts)
-        width = min(sorted_counts.shape[1], _EVAL_CHUNK)
+        width = sorted_counts.shape[1]
+        if chunked:
+            width = min(width, _EVAL_CHUNK)
         step = max(1, _EVAL_ELEMENTS // width)
         return np.concatenate(
             [
@@ -214,15 +252,7 @@ def _in_row_blocks(values):
 
 @_in_row_blocks
 def _aurc_values(resampler, sorted_counts, estimator="harmonic"):
-    n_samples = sorted_counts.shape[1]
-    if resampler.weight is None and np.all(sorted_counts.sum(axis=1) == n_samples):
-        # Bootstrap counts on unit weights, total weight n: alpha from a table.
-        return resampler.aurc_from_table(sorted_counts, estimator)
-    # (1/n) sum_i alpha_i l_i: the function returns the chunk's sum over n.
-    value, total, _ = resampler.sums(
-        sorted_counts, partial(aurc_from_stats, estimator=estimator), 1
-    )
-    return value / total
+    return resampler.aurc(sorted_counts, estimator)
 
 
 @_in_row_blocks
@@ -252,23 +282,25 @@ def _uq_auc_values(resampler, sorted_counts):
 
 @_in_row_blocks
 def _e_aurc_values(resampler, sorted_counts, estimator="harmonic"):
-    stats = resampler.stats(sorted_counts)
-    return e_aurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
+    # e_aurc_from_stats's excess over the oracle, clipped at 0 against rounding,
+    # with the AURC from the chunked path.
+    oracle = aurc_from_stats(resampler.oracle_totals(sorted_counts), estimator)
+    return np.maximum(resampler.aurc(sorted_counts, estimator) - oracle, 0.0)
 
 
-@_in_row_blocks
+@_in_row_blocks(chunked=False)
 def _naurc_values(resampler, sorted_counts, estimator="harmonic"):
     stats = resampler.stats(sorted_counts)
     return naurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
 
 
-@_in_row_blocks
+@_in_row_blocks(chunked=False)
 def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
     stats = resampler.stats(sorted_counts)
     return selective_risk_at_coverage_from_stats(stats, coverage)
 
 
-@_in_row_blocks
+@_in_row_blocks(chunked=False)
 def _coverage_at_risk_values(resampler, sorted_counts, risk):
     return coverage_at_risk_from_stats(resampler.stats(sorted_counts), risk)
 
