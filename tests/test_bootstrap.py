@@ -1,7 +1,6 @@
 """Bootstrap resamples, the fast path against the generic path, and intervals."""
 
 import inspect
-import time
 import warnings
 from functools import partial
 
@@ -19,7 +18,6 @@ from test_public_functions import (
 )
 
 from sklearn_selective.metrics import (
-    _bootstrap,
     _draws,
     _risk_resampler,
     augrc,
@@ -317,16 +315,11 @@ def test_resamples_without_weight_are_undefined():
 # --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
 @pytest.mark.parametrize("metric", [aurc, augrc, uq_auc])
-def test_same_resamples_and_interval_as_scipy(metric, method, monkeypatch):
-    """With scipy's draw of index resamples, the same bootstrap distribution,
-    intervals and standard error as scipy.stats.bootstrap."""
+def test_same_resamples_and_interval_as_scipy(metric, method):
+    """Up to 2**16 samples the resamples are scipy.stats.bootstrap's index draws:
+    the same bootstrap distribution, intervals and standard error."""
     y_true, y_pred, confidence, _ = _data(n=50, seed=3, ties=False)
 
-    def scipy_draw(rng, n_samples, n_resamples):
-        indices = rng.integers(0, n_samples, (n_resamples, n_samples))
-        yield _draws._counts(indices, n_samples)
-
-    monkeypatch.setattr(_bootstrap, "_bootstrap_counts", scipy_draw)
     if "rng" not in inspect.signature(bootstrap).parameters:  # scipy < 1.15
         bootstrap_ = partial(bootstrap, random_state=np.random.default_rng(7))
     else:
@@ -576,7 +569,6 @@ def _population_augrc(error_rate, shift):
 
 def test_percentile_interval_covers_the_population_augrc():
     """Coverage of the 95 % percentile interval over 200 simulated test sets."""
-    start = time.perf_counter()
     rng = np.random.default_rng(2024)
     error_rate, shift, n, n_datasets = 0.25, 1.0, 400, 200
     truth = _population_augrc(error_rate, shift)
@@ -595,7 +587,6 @@ def test_percentile_interval_covers_the_population_augrc():
         ).confidence_interval
         covered += low <= truth <= high
     assert 0.9 <= covered / n_datasets <= 0.99
-    assert time.perf_counter() - start < 10
 
 
 # --------------------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 
 A bootstrap resample of ``n`` samples is a vector of counts ``c`` (how often each
 sample is drawn) with the multinomial distribution ``Multinomial(n; 1/n, ..., 1/n)``.
-It is drawn in two exact stages so that the work stays in cache: the samples are cut
-into consecutive chunks of at most ``2**16``; the chunk totals are one multinomial
-draw (with probabilities proportional to the chunk sizes), and within a chunk the
-total is spread by uniform positions counted with :func:`numpy.bincount`. Counts are
+Up to ``2**16`` samples it is the count vector of ``n`` uniform indices, the draw of
+:func:`scipy.stats.bootstrap`. Above, it is drawn in two exact stages so that the work
+stays in cache: the samples are cut into consecutive chunks of ``2**16``; the chunk
+totals are one multinomial draw (with probabilities proportional to the chunk
+sizes), and within a chunk the total is spread by uniform positions counted with
+:func:`numpy.bincount`. Counts are
 stored as uint8 (a wider type in the rare block where a count exceeds 255), so a
 block of resamples is small and gathering it into another order is cheap.
 
@@ -31,21 +33,29 @@ def _check_generator(random_state):
     return np.random.default_rng(random_state)
 
 
+def _narrow(counts, n_samples):
+    """``counts`` as uint8 when they fit (almost always), else wide enough for n."""
+    fits = counts.max(initial=0) <= np.iinfo(np.uint8).max
+    return counts.astype(np.uint8 if fits else np.min_scalar_type(n_samples))
+
+
 def _draw_counts(rng, n_samples, rows):
     """``rows`` bootstrap count vectors of ``n_samples``, shape ``(rows, n)``.
 
-    Positions inside a chunk are drawn as uint16 (chunks have at most 2**16
-    samples), one call per row and chunk, so the stream does not depend on
-    ``rows``.
+    One chunk: the positions of all rows in one call (the index draw of
+    :func:`scipy.stats.bootstrap`). Several chunks: uint16 positions, one call
+    per row and chunk. Either way the stream does not depend on ``rows``.
     """
+    if n_samples <= _DRAW_CHUNK:
+        positions = rng.integers(0, n_samples, (rows, n_samples))
+        positions += (np.arange(rows) * n_samples)[:, None]
+        counts = np.bincount(positions.ravel(), minlength=rows * n_samples)
+        return _narrow(counts, n_samples).reshape(rows, n_samples)
     starts = np.arange(0, n_samples, _DRAW_CHUNK)
     sizes = np.diff(starts, append=n_samples)
     counts = np.empty((rows, n_samples), dtype=np.uint8)
     for row in range(rows):
-        if sizes.shape[0] == 1:
-            totals = [n_samples]
-        else:
-            totals = rng.multinomial(n_samples, sizes / n_samples)
+        totals = rng.multinomial(n_samples, sizes / n_samples)
         for start, size, total in zip(starts, sizes, totals, strict=True):
             positions = rng.integers(0, size, total, dtype=np.uint16)
             chunk = np.bincount(positions, minlength=size)
