@@ -136,31 +136,26 @@ class _RiskResampler:
     def sums(self, sorted_counts, function, power):
         """Per resample: the sum over groups of an additive metric, with the
         total weight and total loss: ``(sum, total_weight, total_loss)``."""
-        weight = np.ones_like(self.losses) if self.weight is None else self.weight
-        weights = np.column_stack(
-            [sorted_counts[:, a:b] @ weight[a:b] for a, b, _ in self._chunks]
-        )
-        losses = np.column_stack(
-            [
-                sorted_counts[:, a:b] @ (weight[a:b] * self.losses[a:b])
-                for a, b, _ in self._chunks
-            ]
-        )
-        total = weights.sum(axis=-1)
-        below = np.cumsum(weights, axis=-1) - weights
-        value = np.zeros(sorted_counts.shape[0])
-        for k, (start, stop, local_starts) in enumerate(self._chunks):
+        if self.weight is None:
+            total = sorted_counts.sum(axis=-1, dtype=np.float64)
+        else:
+            total = sorted_counts @ self.weight
+        rows = sorted_counts.shape[0]
+        below, losses, value = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+        for start, stop, local_starts in self._chunks:
             stats = self.stats(sorted_counts, start, stop, local_starts)
-            rows, width = stats.weight.shape
+            width = stats.weight.shape[1]
+            weight = stats.weight.sum(axis=-1)
             framed_weight = np.empty((rows, width + 2))
-            framed_weight[:, 0] = below[:, k]
+            framed_weight[:, 0] = below
             framed_weight[:, 1:-1] = stats.weight
-            framed_weight[:, -1] = np.maximum(total - below[:, k] - weights[:, k], 0)
+            framed_weight[:, -1] = np.maximum(total - below - weight, 0.0)
             framed_loss = np.zeros((rows, width + 2))
             framed_loss[:, 1:-1] = stats.loss
-            framed = GroupStats(framed_weight, framed_loss)
-            value += function(framed) * total**power
-        return value, total, losses.sum(axis=-1)
+            value += function(GroupStats(framed_weight, framed_loss)) * total**power
+            below += weight
+            losses += stats.loss.sum(axis=-1)
+        return value, total, losses
 
     def _alpha_table(self, estimator):
         """``alpha(r)`` of the positions ``r = 0 .. n`` for unit sample weights,
@@ -294,10 +289,13 @@ def _naurc_values(resampler, sorted_counts, estimator="harmonic"):
     return naurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
 
 
-@_in_row_blocks(chunked=False)
+@_in_row_blocks
 def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
-    stats = resampler.stats(sorted_counts)
-    return selective_risk_at_coverage_from_stats(stats, coverage)
+    # The accepted share of each group's loss, over the accepted weight (the same
+    # for every framed chunk): the chunks' values add up (power 0).
+    function = partial(selective_risk_at_coverage_from_stats, coverage=coverage)
+    value, _, _ = resampler.sums(sorted_counts, function, 0)
+    return value
 
 
 @_in_row_blocks(chunked=False)
