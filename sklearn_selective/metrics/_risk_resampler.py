@@ -18,7 +18,6 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     group_ties,
-    naurc_from_stats,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
@@ -92,13 +91,6 @@ class _RiskResampler:
             np.add.reduceat(weight, local_starts, axis=-1),
             np.add.reduceat(loss, local_starts, axis=-1),
         )
-
-    def oracle_stats(self, sorted_counts):
-        """Group stats of the oracle ranking (confidence = -loss)."""
-        if self._oracle_groups is None:
-            self._oracle_groups = group_ties(-self.losses)
-        weight = self._sample_weight(sorted_counts, 0, self.losses.shape[0])
-        return GroupStats.from_samples(self._oracle_groups, self.losses, weight)
 
     def oracle_totals(self, sorted_counts):
         """The oracle's group stats accumulated chunk by chunk: every sample of
@@ -283,10 +275,20 @@ def _e_aurc_values(resampler, sorted_counts, estimator="harmonic"):
     return np.maximum(resampler.aurc(sorted_counts, estimator) - oracle, 0.0)
 
 
-@_in_row_blocks(chunked=False)
+@_in_row_blocks
 def _naurc_values(resampler, sorted_counts, estimator="harmonic"):
-    stats = resampler.stats(sorted_counts)
-    return naurc_from_stats(stats, resampler.oracle_stats(sorted_counts), estimator)
+    # naurc_from_stats with the AURC from the chunked path: the excess over the
+    # oracle over (mean loss R - oracle AURC); undefined when R - oracle <= 0 or
+    # fewer than two oracle groups carry weight (every loss equal).
+    oracle = resampler.oracle_totals(sorted_counts)
+    oracle_value = aurc_from_stats(oracle, estimator)
+    excess = np.maximum(resampler.aurc(sorted_counts, estimator) - oracle_value, 0.0)
+    random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
+    undefined = (np.count_nonzero(oracle.weight, axis=-1) < 2) | (
+        random_minus_oracle <= 0
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(undefined, np.nan, excess / random_minus_oracle)
 
 
 @_in_row_blocks
