@@ -209,7 +209,11 @@ def main():
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--sources", type=int, default=30)
     parser.add_argument("--study", choices=["all", *STUDIES], default="all")
+    parser.add_argument("--model", choices=["all", *MODELS], default="all")
     args = parser.parse_args()
+    if args.model != "all":
+        for name in [name for name in MODELS if name != args.model]:
+            del MODELS[name]
     start = time.perf_counter()
     for name, study in STUDIES.items():
         if args.study in ("all", name):
