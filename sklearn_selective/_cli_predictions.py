@@ -17,8 +17,9 @@ from .confidence import get_confidence_function
 # Probabilities rounded to 3 decimals are off by at most 5e-4 per class.
 ROUNDING_TOLERANCE_PER_CLASS = 5e-4
 # Rows off by more than this are divided by their sum before scoring (a change no
-# larger than the rounding that caused it); float32 rows stay untouched.
-_RESCALE_ABOVE = 1e-6
+# larger than the rounding that caused it); float32 rows and probabilities
+# written with 6 decimals stay untouched.
+_RESCALE_ABOVE = 1e-4
 
 
 class Predictions(NamedTuple):
@@ -126,16 +127,17 @@ def _finite(values, table, name):
     return values
 
 
-def check_probabilities(proba, source, renormalize=False):
+def check_probabilities(proba, source, renormalize=False, locate=str):
     """Probability rows within the documented tolerance, rescaled to sum to 1.
 
-    Returns ``(proba, n_rescaled)``.
+    ``locate(i)`` names the place of row ``i`` in the file. Returns
+    ``(proba, n_rescaled)``.
     """
     n_classes = proba.shape[1]
     if proba.min() < 0 or (not renormalize and proba.max() > 1 + _RESCALE_ABOVE):
         row = int(np.flatnonzero(((proba < 0) | (proba > 1)).any(axis=1))[0])
         raise InputError(
-            f"the {source} hold values outside [0, 1] (row {row}: "
+            f"the {source} hold values outside [0, 1] ({locate(row)}: "
             f"{_show(proba[row].tolist())}); if they are logits, name them "
             "logit_<label> (CSV) or 'logits' (NPZ)"
         )
@@ -146,7 +148,8 @@ def check_probabilities(proba, source, renormalize=False):
         row = int(np.argmax(off))
         raise InputError(
             f"each row of the {source} must sum to 1 (within {tolerance:g}, what "
-            f"rounding to 3 decimals can cause); row {row} sums to {sums[row]:.6g}. "
+            f"rounding to 3 decimals can cause); {locate(row)} sums to "
+            f"{sums[row]:.6g}. "
             "Pass --renormalize to divide each row by its sum"
         )
     rescale = off > _RESCALE_ABOVE
@@ -223,7 +226,7 @@ def build_predictions(table, y_true, scores, options):
         logits, proba = values, softmax(values)
     else:
         proba, n_rescaled = check_probabilities(
-            values, scores.source, options.renormalize
+            values, scores.source, options.renormalize, table.locate
         )
     confidence = confidences(options.csf, proba, logits, scores.source)
     y_pred = proba.argmax(axis=1)
