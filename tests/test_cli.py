@@ -356,7 +356,9 @@ def test_a_bad_file_in_a_subprocess_prints_one_line_and_no_traceback(tmp_path):
     (tmp_path / "a.npz").write_bytes(b"")
     result = _run("evaluate", str(tmp_path / "a.npz"))
     assert result.returncode == 2
-    assert result.stderr.startswith("error: ") and "not a readable .npz" in result.stderr
+    assert (
+        result.stderr.startswith("error: ") and "not a readable .npz" in result.stderr
+    )
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
@@ -524,3 +526,14 @@ def test_evaluate_bad_options(tmp_path, predictions, capsys):
     assert "drop --csf" in _error(capsys, "evaluate", npz, "--csf", "margin")
     message = _error(capsys, "evaluate", npz, "--loss", "brier")
     assert "needs probabilities or logits" in message
+
+
+def test_tiny_files_give_values_and_one_line_warnings(tmp_path, capsys):
+    path = _write_csv(
+        tmp_path / "one.csv", ["y_true", "y_pred", "confidence"], [["0"], ["0"], [0.5]]
+    )
+    assert "--n-resamples 0" in _error(capsys, "evaluate", path)
+    status, out, err = _main(capsys, "evaluate", path, "--n-resamples", "0")
+    assert status == 0 and "nan" in out
+    assert err.startswith("warning: UQ-AUC (failure AUROC): ")
+    assert all(line.startswith("warning: ") for line in err.strip().splitlines())
