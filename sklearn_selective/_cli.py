@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import __version__
 from ._demo import run_demo
-from ._evaluate import _nonnegative_int, add_arguments, run_evaluate
+from ._evaluate import _nonnegative_int, _seed, add_arguments, run_evaluate
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -36,7 +36,7 @@ def _add_demo(commands):
     )
     demo.add_argument(
         "--random-state",
-        type=_nonnegative_int,
+        type=_seed,
         default=0,
         help="seed of the split and bootstrap",
     )

@@ -213,7 +213,8 @@ def build_predictions(table, y_true, scores, options):
     values = _finite(scores.values.astype(np.float64), table, scores.source)
     labels = scores.labels
     if values.ndim == 1 or values.shape[1] == 1:
-        labels = _binary_labels(y_true, labels.reshape(-1)[-1], scores.source)
+        if labels.shape[0] == 1:  # a CSV column names the positive class only
+            labels = _binary_labels(y_true, labels[0], scores.source)
         values = _two_columns(scores._replace(values=values))
     if labels.shape[0] != values.shape[1]:
         raise InputError(
@@ -239,6 +240,12 @@ def align_pred(y_true, y_pred):
     """True and predicted labels as comparable arrays (numbers or text)."""
     true_keys, true_numeric = _keys(y_true)
     pred_keys, pred_numeric = _keys(y_pred)
+    for name, keys, numeric in (
+        ("y_true", true_keys, true_numeric),
+        ("y_pred", pred_keys, pred_numeric),
+    ):
+        if numeric and np.isnan(keys).any():
+            raise InputError(f"{name} holds NaN; every sample needs a label")
     if true_numeric != pred_numeric:
         kinds = {True: "numbers", False: "text"}
         raise InputError(

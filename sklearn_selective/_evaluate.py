@@ -36,19 +36,17 @@ __all__ = ["InputError", "add_arguments", "run_evaluate"]
 _READERS = {".csv": read_csv, ".npz": read_npz}
 
 
-def _column(table, name, what):
+def _column(table, name, hint=""):
     if name not in table.columns:
         raise InputError(
-            f"{table.path} has no {what} {name!r} (found: "
-            f"{', '.join(table.columns)}); name it with --label-column"
-            if what == "label column"
-            else f"{table.path} has no {what} {name!r}"
+            f"{table.path} has no {name!r} (found: {', '.join(table.columns)}){hint}"
         )
     values = table.columns[name]
     if values.ndim != 1:
         raise InputError(
             f"{table.path}: {name!r} must be one-dimensional (one value per "
-            f"sample); it has shape {values.shape}"
+            f"sample); it has shape {values.shape} (one-hot labels: save "
+            "y.argmax(axis=1))"
         )
     return values
 
@@ -82,22 +80,15 @@ def _npz_scores(table, options):
                 f"(n_samples, n_classes) or (n_samples,); got {values.dtype} "
                 f"of shape {values.shape}"
             )
-        n_columns = 2 if values.ndim == 1 else values.shape[1]
-        labels = table.columns.get("labels", np.arange(max(n_columns, 2)))
-        if labels.ndim != 1:
-            raise InputError(f"{table.path}: 'labels' must be one-dimensional")
-        if values.ndim == 1 and labels.shape[0] != 2:
+        binary = values.ndim == 1 or values.shape[1] == 1
+        n_labels = 2 if binary else values.shape[1]
+        labels = table.columns.get("labels", np.arange(n_labels))
+        if labels.ndim != 1 or labels.shape[0] != n_labels:
+            shape = "one-dimensional (binary)" if binary else f"{n_labels} columns"
             raise InputError(
-                f"{table.path}: a one-dimensional {kind!r} describes a binary "
-                f"problem, but 'labels' has {labels.shape[0]} entries; give 2"
+                f"{table.path}: 'labels' has {labels.size} entries but {kind!r} "
+                f"has {shape}; give {n_labels} labels, one per class"
             )
-        if values.ndim == 2 and n_columns != 1 and labels.shape[0] != n_columns:
-            raise InputError(
-                f"{table.path}: 'labels' has {labels.shape[0]} entries but "
-                f"{kind!r} has {n_columns} columns; give one label per column"
-            )
-        if values.ndim == 2 and n_columns == 1:
-            labels = labels[-1:] if labels.shape[0] == 2 else np.asarray([1])
         found[kind] = Scores(kind, values, labels, f"array {kind!r}")
     return found
 
@@ -132,7 +123,7 @@ def _finite_confidence(table, name, values):
 def _choose(found, options, table):
     """Probabilities or logits: what the CSF reads when the file has both."""
     if len(found) == 2:
-        logit_csf = options.csf in ("max_logit", "energy", "logit_pnorm")
+        logit_csf = model_output_of(options.csf) == "decision_function"
         return found["logits" if logit_csf else "proba"]
     return next(iter(found.values()))
 
@@ -147,9 +138,9 @@ def load_predictions(path, options):
         raise InputError(f"{path}: no such file")
     table = reader(path)
     csv_file = path.suffix.lower() == ".csv"
-    y_true = _column(
-        table, options.label_column if csv_file else "y_true", "label column"
-    )
+    label = options.label_column if csv_file else "y_true"
+    hint = "; name the label column with --label-column" if csv_file else ""
+    y_true = _column(table, label, hint)
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
     if found:
         scores = _choose(found, options, table)
@@ -180,8 +171,8 @@ def load_predictions(path, options):
             f"--csf needs probabilities or logits; {path} holds a confidence per "
             "sample already (drop --csf)"
         )
-    y_pred = _column(table, pred, "column")
-    confidence = _finite_confidence(table, conf, _column(table, conf, "column"))
+    y_pred = _column(table, pred)
+    confidence = _finite_confidence(table, conf, _column(table, conf))
     if not y_true.shape[0] == y_pred.shape[0] == confidence.shape[0]:
         raise InputError(f"{path}: y_true, y_pred and confidence differ in length")
     y_true, y_pred = align_pred(y_true, y_pred)
@@ -209,6 +200,15 @@ def _nonnegative_int(text):
         value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _seed(text):
+    import argparse
+
+    value = _nonnegative_int(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer < 2**32, got {text!r}")
     return value
 
 
@@ -263,7 +263,7 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--random-state",
-        type=_nonnegative_int,
+        type=_seed,
         default=0,
         help="seed of the bootstrap",
     )

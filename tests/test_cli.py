@@ -112,6 +112,7 @@ def test_demo_shows_threshold_abstention_metrics_and_saves_a_plot(tmp_path, caps
     [
         (["--n-resamples", "-1"], "--n-resamples"),
         (["--random-state", "-5"], "--random-state"),
+        (["--random-state", str(2**32)], "--random-state"),
         (["--n-resamples", "many"], "--n-resamples"),
         (["--plot", "no/such/folder/plot.png"], "does not exist"),
         (["--plot", "plot.xyz"], "unknown image type"),
@@ -261,6 +262,9 @@ def test_prediction_files_compare_labels_numerically(tmp_path, capsys):
         [["cat", "dog"], ["0", "1"], [0.9, 0.8]],
     )
     assert "y_true holds text and y_pred numbers" in _error(capsys, "evaluate", path)
+    npz = tmp_path / "p.npz"
+    np.savez(npz, y_true=[0.0, np.nan], y_pred=[0, 1], confidence=[0.9, 0.8])
+    assert "y_true holds NaN" in _error(capsys, "evaluate", npz)
 
 
 # ----------------------------------------------------------------------------
@@ -319,7 +323,7 @@ def test_malformed_npz_is_one_error_line(tmp_path, capsys, case):
 CSV_BROKEN = {
     "missing label column": (
         "label,proba_0,proba_1\n0,0.5,0.5\n",
-        "no label column 'y_true'",
+        "no 'y_true' (found: label, proba_0, proba_1); name the label column",
     ),
     "missing columns": ("y_true,score\n0,0.5\n", "neither proba_<label>"),
     "non-numeric": ("y_true,proba_0,proba_1\n0,0.5,0.5\n1,abc,0.5\n", "line 3: 'abc'"),
@@ -460,6 +464,9 @@ def test_single_sigmoid_column_is_a_binary_problem(tmp_path, capsys):
     assert _json(capsys, npz, "--n-resamples", 0)["values"] == pytest.approx(
         expected["values"]
     )
+    np.savez(npz, y_true=np.array(["yes"] * 3), proba=[0.9, 0.8, 0.4],
+             labels=["no", "yes"])  # fmt: skip
+    assert _json(capsys, npz, "--n-resamples", 0)["accuracy"] == pytest.approx(2 / 3)
     three = np.where(y_true == 1, 1, rng.integers(2, 4, size=200) * (y_true == 0))
     _write_csv(one, ["y_true", "proba_1"], [three, p])
     assert "binary problem" in _error(capsys, "evaluate", one)
