@@ -8,6 +8,7 @@ problem with the file or the options is reported as one line on stderr with
 exit status 2.
 """
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -192,8 +193,6 @@ def _usable_csfs():
 
 
 def _nonnegative_int(text):
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -204,8 +203,6 @@ def _nonnegative_int(text):
 
 
 def _seed(text):
-    import argparse
-
     value = _nonnegative_int(text)
     if value >= 2**32:
         raise argparse.ArgumentTypeError(f"expected an integer < 2**32, got {text!r}")
@@ -213,8 +210,6 @@ def _seed(text):
 
 
 def _level(text):
-    import argparse
-
     try:
         value = float(text)
     except ValueError:
@@ -318,7 +313,7 @@ _PLOT_FORMATS = frozenset(
 )
 
 
-def check_plot_path(path):
+def check_plot_path(path, need_matplotlib=True):
     """Fail before any work when the plot cannot be saved."""
     if not path:
         return
@@ -329,12 +324,18 @@ def check_plot_path(path):
         raise InputError(
             f"--plot {path}: unknown image type {path.suffix!r}; use .png, .pdf or .svg"
         )
+    if need_matplotlib and not has_matplotlib():
+        raise InputError(
+            "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
+        )
+
+
+def has_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise InputError(
-            "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
-        ) from None
+        return False
+    return True
 
 
 def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
