@@ -70,26 +70,25 @@ def _codes(y_true, labels, source, label_name):
     if label_numeric != true_numeric:  # compare as text, e.g. '1' vs 'cat'
         label_keys = np.char.strip(np.asarray(labels).astype(str))
         true_keys = np.char.strip(np.asarray(y_true).astype(str))
-    unique_labels, first = np.unique(label_keys, return_index=True)
-    if unique_labels.shape[0] != label_keys.shape[0]:
-        repeated = np.delete(label_keys, first)[0]
+    order = np.argsort(label_keys, kind="stable")
+    sorted_labels = label_keys[order]
+    repeated = sorted_labels[1:][sorted_labels[1:] == sorted_labels[:-1]]
+    if repeated.size:
         raise InputError(
             f"the {source} name one label more than once: "
-            f"{_show(np.asarray(labels)[label_keys == repeated])} (numerically "
+            f"{_show(np.asarray(labels)[label_keys == repeated[0]])} (numerically "
             "equal labels are the same label)"
         )
-    unique_true, inverse = np.unique(true_keys, return_inverse=True)
-    position = np.searchsorted(unique_labels, unique_true).clip(
-        0, unique_labels.shape[0] - 1
-    )
-    missing = unique_labels[position] != unique_true
+    # O(n log k): one binary search per sample among the k labels.
+    position = np.searchsorted(sorted_labels, true_keys).clip(0, order.shape[0] - 1)
+    missing = sorted_labels[position] != true_keys
     if missing.any():
         raise InputError(
-            f"{label_name} holds label(s) {_show(unique_true[missing])} without a "
-            f"column among the {source} (labels {_show(label_keys, 10)}); "
+            f"{label_name} holds label(s) {_show(np.unique(true_keys[missing]))} "
+            f"without a column among the {source} (labels {_show(label_keys, 10)}); "
             "give every class a column"
         )
-    return np.argsort(label_keys, kind="stable")[position][inverse.ravel()]
+    return order[position]
 
 
 def _binary_labels(y_true, positive, source):

@@ -330,6 +330,7 @@ CSV_BROKEN = {
     "ragged": ("y_true,y_pred,confidence\n0,1\n", "line 2: 2 fields"),
     "ragged later": ("y_true,y_pred,confidence\n0,1,0.5\n\n0,1\n", "line 4: 2 fields"),
     "empty": ("", "is empty"),
+    "semicolons": ("y_true;proba_0;proba_1\n0;0.5;0.5\n", "separated by ';'"),
     "header only": ("y_true,y_pred,confidence\n", "no data rows"),
     "not probabilities": ("y_true,proba_0,proba_1\n0,0.9,0.9\n", "must sum to 1"),
     "nan confidence": ("y_true,y_pred,confidence\n0,0,0.5\n0,0,nan\n", "line 3: NaN"),
