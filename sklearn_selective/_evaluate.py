@@ -378,6 +378,9 @@ def _evaluate(options, out, log):
     )
     check_plot_path(options.plot)
     start = time.perf_counter()
+    size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
+    if size > 10_000_000:
+        print(f"reading {options.file} ({size / 1e6:.0f} MB)", file=sys.stderr)
     predictions = load_predictions(options.file, options)
     n_samples = predictions.y_true.shape[0]
     elapsed = time.perf_counter() - start
@@ -440,7 +443,7 @@ def run_evaluate(options, out=None):
 
     try:
         _evaluate(options, out, log)
-    except (InputError, ValueError, OSError, MemoryError) as error:
+    except (InputError, ValueError, TypeError, OSError, MemoryError) as error:
         message = " ".join(str(error).split()) or type(error).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 Most tests call ``main`` in-process (fast); a few run the real entry points.
 """
 
+import importlib
 import io
 import json
 import pickle
@@ -140,6 +141,7 @@ def test_console_script_is_declared_and_resolves():
     target = project["project"]["scripts"]["sklearn-selective"]
     module, _, function = target.partition(":")
     assert (module, function) == ("sklearn_selective._cli", "main")
+    assert getattr(importlib.import_module(module), function) is main
 
 
 def test_every_option_of_every_command_shows_its_default():
