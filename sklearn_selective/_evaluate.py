@@ -29,8 +29,7 @@ from ._report import (
     metric_rows,
     parse_metrics,
 )
-from .confidence import get_confidence_function_names
-from .confidence._functions import model_output_of
+from .confidence import get_confidence_function, get_confidence_function_names
 
 __all__ = ["InputError", "add_arguments", "run_evaluate"]
 
@@ -181,6 +180,11 @@ def load_predictions(path, options):
 
 
 _FORMATS = ("table", "json", "csv")
+
+
+def model_output_of(csf):
+    """The model output a named CSF reads (its public ``model_output`` tag)."""
+    return getattr(get_confidence_function(csf), "model_output", "predict_proba")
 
 
 def _usable_csfs():
