@@ -32,12 +32,19 @@ class Predictions(NamedTuple):
 
 
 class Scores(NamedTuple):
-    """Probabilities or logits of shape (n, k) (or (n,) for binary problems)."""
+    """Probabilities or logits of shape (n, k) (or (n,) for binary problems).
 
-    kind: str  # "proba" or "logits"
+    An ``"ensemble"`` holds the probabilities of several models, (m, n, k).
+    """
+
+    kind: str  # "proba", "logits" or "ensemble"
     values: np.ndarray
     labels: np.ndarray
     source: str  # how the user names them: "columns proba_<label>", "array 'proba'"
+
+    @property
+    def n_samples(self):
+        return self.values.shape[self.kind == "ensemble"]
 
 
 # ----------------------------------------------------------------------------
@@ -121,7 +128,9 @@ def _binary_labels(y_true, positive, source):
 def _finite(values, table, name):
     bad = ~np.isfinite(values)
     if bad.any():
-        row = int(np.flatnonzero(bad.any(axis=-1) if bad.ndim > 1 else bad)[0])
+        while bad.ndim > 1:  # samples are the last axis but one
+            bad = bad.any(axis=-1) if bad.ndim == 2 else bad.any(axis=0)
+        row = int(np.flatnonzero(bad)[0])
         raise InputError(f"{table.path}, {name}, {table.locate(row)}: NaN or infinity")
     return values
 
@@ -186,7 +195,7 @@ _CSF_INPUTS = {
 }
 
 
-def confidences(csf, proba, logits, source):
+def confidences(csf, proba, logits, source, members=None):
     """The CSF applied to what it reads; a message that says what the file lacks."""
     function = get_confidence_function(csf)
     needs = _CSF_INPUTS[getattr(function, "model_output", "predict_proba")]
@@ -194,6 +203,8 @@ def confidences(csf, proba, logits, source):
         return function(proba)
     if needs == "logits" and logits is not None:
         return function(logits)
+    if needs == "ensemble" and members is not None:
+        return function(members)
     if needs == "logits":
         raise InputError(
             f"--csf {csf} reads logits, but the file holds probabilities ({source}). "
@@ -201,14 +212,46 @@ def confidences(csf, proba, logits, source):
             "use a probability CSF such as msp, margin or negative_entropy"
         )
     raise InputError(
-        f"--csf {csf} scores an ensemble (the probabilities of several models), "
-        "which evaluate does not read; use a probability CSF such as msp, or a "
-        "logit CSF such as max_logit with logit columns"
+        f"--csf {csf} scores an ensemble: it reads the probabilities of several "
+        "models, an NPZ array 'proba' of shape (n_members, n_samples, n_classes); "
+        f"the file holds one model's ({source}). Use a probability CSF such as msp"
+    )
+
+
+def _ensemble_predictions(table, y_true, scores, options):
+    """An ensemble (m, n, k): every member checked, the prediction of the mean."""
+    members = _finite(scores.values.astype(np.float64), table, scores.source)
+    n_members, n_samples, n_classes = members.shape
+    if n_classes == 1 or scores.labels.shape[0] != n_classes:
+        raise InputError(
+            f"{table.path}: an ensemble 'proba' needs one column per class and "
+            f"'labels' ({scores.labels.shape[0]} entries) one label per column"
+        )
+
+    def locate(row):  # rows of the (m * n, k) stack
+        return f"member {row // n_samples}, {table.locate(row % n_samples)}"
+
+    flat, n_rescaled = check_probabilities(
+        members.reshape(-1, n_classes), scores.source, options.renormalize, locate
+    )
+    members = flat.reshape(n_members, n_samples, n_classes)
+    proba = members.mean(axis=0)
+    codes = _codes(y_true, scores.labels, scores.source, "y_true")
+    confidence = confidences(options.csf, proba, None, scores.source, members)
+    return Predictions(
+        codes,
+        proba.argmax(axis=1),
+        confidence,
+        proba,
+        np.arange(n_classes),
+        n_rescaled,
     )
 
 
 def build_predictions(table, y_true, scores, options):
     """Labels, predictions and confidences from true labels and scores."""
+    if scores.kind == "ensemble":
+        return _ensemble_predictions(table, y_true, scores, options)
     values = _finite(scores.values.astype(np.float64), table, scores.source)
     labels = scores.labels
     if values.ndim == 1 or values.shape[1] == 1:

@@ -74,14 +74,16 @@ def _npz_scores(table, options):
         if kind not in table.columns:
             continue
         values = table.columns[kind]
-        if values.ndim not in (1, 2) or values.dtype.kind not in "biuf":
+        ensemble = kind == "proba" and values.ndim == 3
+        if not (values.ndim in (1, 2) or ensemble) or values.dtype.kind not in "biuf":
             raise InputError(
                 f"{table.path}: {kind!r} must be a numeric array of shape "
-                f"(n_samples, n_classes) or (n_samples,); got {values.dtype} "
-                f"of shape {values.shape}"
+                f"(n_samples, n_classes) or (n_samples,)"
+                f"{' or (n_members, n_samples, n_classes)' * (kind == 'proba')}; "
+                f"got {values.dtype} of shape {values.shape}"
             )
-        binary = values.ndim == 1 or values.shape[1] == 1
-        n_labels = 2 if binary else values.shape[1]
+        binary = values.ndim == 1 or values.shape[-1] == 1
+        n_labels = 2 if binary else values.shape[-1]
         labels = table.columns.get("labels", np.arange(n_labels))
         if labels.ndim != 1 or labels.shape[0] != n_labels:
             shape = "one-dimensional (binary)" if binary else f"{n_labels} columns"
@@ -89,7 +91,9 @@ def _npz_scores(table, options):
                 f"{table.path}: 'labels' has {labels.size} entries but {kind!r} "
                 f"has {shape}; give {n_labels} labels, one per class"
             )
-        found[kind] = Scores(kind, values, labels, f"array {kind!r}")
+        found[kind] = Scores(
+            "ensemble" if ensemble else kind, values, labels, f"array {kind!r}"
+        )
     return found
 
 
@@ -144,10 +148,10 @@ def load_predictions(path, options):
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
     if found:
         scores = _choose(found, options, table)
-        if scores.values.shape[0] != y_true.shape[0]:
+        if scores.n_samples != y_true.shape[0]:
             raise InputError(
                 f"{path}: y_true has {y_true.shape[0]} samples but the "
-                f"{scores.source} have {scores.values.shape[0]}"
+                f"{scores.source} have {scores.n_samples}"
             )
         return build_predictions(table, y_true, scores, options)
     pred, conf = (
@@ -188,12 +192,7 @@ def model_output_of(csf):
 
 
 def _usable_csfs():
-    """The CSFs of one model's probabilities or logits (not of ensembles)."""
-    return [
-        name
-        for name in get_confidence_function_names()
-        if model_output_of(name) != "ensemble_proba"
-    ]
+    return get_confidence_function_names()
 
 
 def _nonnegative_int(text):

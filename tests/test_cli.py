@@ -19,6 +19,7 @@ from sklearn_selective import __version__
 from sklearn_selective._cli import _build_parser, main
 from sklearn_selective.confidence import (
     energy,
+    get_confidence_function,
     logit_pnorm,
     margin,
     max_logit,
@@ -547,3 +548,22 @@ def test_tiny_files_give_values_and_one_line_warnings(tmp_path, capsys):
     assert status == 0 and "nan" in out
     assert err.startswith("warning: UQ-AUC (failure AUROC): ")
     assert all(line.startswith("warning: ") for line in err.strip().splitlines())
+
+
+@pytest.mark.parametrize("csf", ["ensemble_msp", "mutual_information", "msp"])
+def test_ensemble_npz_with_ensemble_and_probability_csfs(tmp_path, capsys, csf):
+    rng = np.random.default_rng(3)
+    members = rng.dirichlet(np.ones(3), size=(4, 100))
+    y_true = rng.integers(0, 3, size=100)
+    npz = tmp_path / "e.npz"
+    np.savez(npz, y_true=y_true, proba=members)
+    mean = members.mean(axis=0)
+    function = get_confidence_function(csf)
+    confidence = function(mean if csf == "msp" else members)
+    result = _json(capsys, npz, "--csf", csf, "--metrics", "augrc", "--n-resamples", 0)
+    assert result["values"]["augrc"] == pytest.approx(
+        augrc(y_true, mean.argmax(axis=1), confidence), rel=1e-12
+    )
+    members[2, 7] = [0.5, 0.5, 0.5]
+    np.savez(npz, y_true=y_true, proba=members)
+    assert "member 2, row 7 sums to 1.5" in _error(capsys, "evaluate", npz)
