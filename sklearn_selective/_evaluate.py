@@ -268,8 +268,9 @@ def add_arguments(parser):
     parser.add_argument(
         "--renormalize",
         action="store_true",
-        help="divide each probability row by its sum (without it, rows must sum "
-        "to 1 within 5e-4 per class, which probabilities rounded to 3 decimals do)",
+        help="divide each probability row that does not sum to 1 by its sum "
+        "(without it, rows must sum to 1 within 5e-4 per class, as probabilities "
+        "rounded to 3 decimals do)",
     )
     parser.add_argument(
         "--format",
