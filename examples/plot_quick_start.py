@@ -70,8 +70,9 @@ for name, metric in (("AURC", aurc), ("AUGRC", augrc)):
 # %%
 # Plot the curves
 # ---------------
-# The oracle ranks every error last; the random CSF has constant selective
-# risk. The vertical line marks the deployed threshold's coverage.
+# The oracle ranks every error last; a random ranking (the chance level) has
+# constant selective risk. The vertical line marks the deployed threshold's
+# coverage.
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, kind in zip(axes, ("selective", "generalized"), strict=True):
     RiskCoverageDisplay.from_estimator(
@@ -82,7 +83,7 @@ for ax, kind in zip(axes, ("selective", "generalized"), strict=True):
         ax=ax,
         name="MSP",
         plot_oracle=True,
-        plot_random=True,
+        plot_chance_level=True,
     )
     ax.axvline(accepted.mean(), color="grey", linestyle=":", label="deployed")
     ax.legend()

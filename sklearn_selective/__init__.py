@@ -4,7 +4,7 @@ Classifiers that may abstain, the metrics that judge them, and label-free
 estimates of how they perform after a distribution shift.
 """
 
-from . import confidence, metrics
+from . import confidence, datasets, metrics
 from ._accuracy import (
     ATCEstimator,
     AverageConfidenceEstimator,
@@ -13,6 +13,8 @@ from ._accuracy import (
     average_confidence_accuracy,
     doc_accuracy,
 )
+from ._monitor import PerformanceMonitor
+from ._monitor_result import MonitoringResult
 from ._plot import RiskCoverageDisplay
 from ._selective import SelectiveClassifier
 
@@ -22,12 +24,15 @@ __all__ = [
     "ATCEstimator",
     "AverageConfidenceEstimator",
     "DoCEstimator",
+    "MonitoringResult",
+    "PerformanceMonitor",
     "RiskCoverageDisplay",
     "SelectiveClassifier",
     "__version__",
     "atc_accuracy",
     "average_confidence_accuracy",
     "confidence",
+    "datasets",
     "doc_accuracy",
     "metrics",
 ]

@@ -361,7 +361,7 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
             kind=kind,
             ax=ax,
             plot_oracle=True,
-            plot_random=True,
+            plot_chance_level=True,
             name=name,
             **kwargs,
         )

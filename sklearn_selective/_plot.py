@@ -5,29 +5,30 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support
 from sklearn.utils._plotting import _validate_style_kwargs
 
+from ._plot_data import KINDS, check_kind, curve_data, display_data, selective_line
 from .confidence import predict_with_confidence
-from .metrics import (
-    augrc,
-    aurc,
-    generalized_risk_coverage_curve,
-    risk_coverage_curve,
-)
 from .metrics._validation import _validate_risk_inputs
-
-# kind -> (curve function, metric shown in the legend, its name, y-axis label)
-_KINDS = {
-    "selective": (risk_coverage_curve, aurc, "AURC", "Selective risk"),
-    "generalized": (
-        generalized_risk_coverage_curve,
-        augrc,
-        "AUGRC",
-        "Generalized risk",
-    ),
-}
 
 
 def _as_list(value):
     return value if isinstance(value, list) else [value]
+
+
+def _per_curve(values, n_curves, argument):
+    """``values`` as a list with one entry per curve (a single entry is repeated)."""
+    values = _as_list(values)
+    if len(values) == 1:
+        return values * n_curves
+    if len(values) != n_curves:
+        raise ValueError(
+            f"{argument} has {len(values)} entries for {n_curves} curves; pass one "
+            "per curve (or a single value for all)."
+        )
+    return values
+
+
+def _single(lines):
+    return lines[0] if len(lines) == 1 else lines
 
 
 class RiskCoverageDisplay:
@@ -38,11 +39,19 @@ class RiskCoverageDisplay:
     ``matplotlib`` is needed only to :meth:`plot` (``pip install
     sklearn-selective[plot]``).
 
+    A selective risk curve is drawn as the expected selective risk at every
+    coverage from 0 to 1 (a random part of a tie group accepted, as
+    :func:`~sklearn_selective.metrics.selective_risk_at_coverage` computes
+    it), so that wide tie groups, such as the two groups of the oracle of the
+    0/1 loss, show their true shape; the curve passes through every point of
+    ``coverage`` and ``risk``. A generalized risk curve is linear inside a tie
+    group and is drawn from the origin, so that its trapezoid area is AUGRC.
+
     Parameters
     ----------
     coverage : ndarray or list of ndarray
-        Coverage at each threshold (one array per curve), as returned by
-        :func:`~sklearn_selective.metrics.risk_coverage_curve`.
+        Increasing coverage at each threshold (one array per curve), as
+        returned by :func:`~sklearn_selective.metrics.risk_coverage_curve`.
 
     risk : ndarray or list of ndarray
         Selective risk (``kind="selective"``) or generalized risk
@@ -62,21 +71,23 @@ class RiskCoverageDisplay:
         Legend name of each curve.
 
     mean_loss : float or list of float, default=None
-        Weighted mean loss, which defines the random-ranking reference curve.
+        Weighted mean loss of each curve's samples, which defines its
+        random-ranking (chance level) reference.
 
     oracle_coverage, oracle_risk : ndarray or list of ndarray, default=None
-        The curve of the oracle ranking (confidence ``-loss``).
+        The curve of the oracle ranking (confidence ``-loss``) of each curve's
+        samples.
 
     Attributes
     ----------
     line_ : matplotlib Line2D or list of Line2D
         The risk-coverage curve(s).
 
-    oracle_line_ : matplotlib Line2D or None
-        The oracle reference curve, if plotted.
+    oracle_line_ : matplotlib Line2D, list of Line2D or None
+        The oracle curve of each curve, if plotted.
 
-    random_line_ : matplotlib Line2D or None
-        The random-ranking reference curve, if plotted.
+    chance_level_ : matplotlib Line2D, list of Line2D or None
+        The random-ranking curve of each curve, if plotted.
 
     ax_ : matplotlib Axes
         The axes of the plot.
@@ -92,7 +103,7 @@ class RiskCoverageDisplay:
 
     References
     ----------
-    Traub et al. "Overcoming Common Flaws in the Evaluation of Selective
+    J. Traub et al. "Overcoming Common Flaws in the Evaluation of Selective
     Classification Systems." NeurIPS 2024 (selective vs generalized risk).
 
     Examples
@@ -110,6 +121,8 @@ class RiskCoverageDisplay:
     array([0.2, 0.6, 0.8, 1. ])
     >>> display.line_.get_label()
     'model (AURC = 0.2467)'
+    >>> display.oracle_line_.get_label()
+    'Oracle (model)'
     """
 
     def __init__(
@@ -135,10 +148,10 @@ class RiskCoverageDisplay:
         self.oracle_coverage = oracle_coverage
         self.oracle_risk = oracle_risk
 
-    def _points(self, coverage, risk):
+    def _line_data(self, coverage, risk):
         if self.kind == "generalized":  # the area is taken from coverage 0
             return np.r_[0.0, coverage], np.r_[0.0, risk]
-        return coverage, risk
+        return selective_line(coverage, risk)
 
     def plot(
         self,
@@ -148,10 +161,11 @@ class RiskCoverageDisplay:
         curve_kwargs=None,
         plot_oracle=False,
         oracle_kw=None,
-        plot_random=False,
-        random_kw=None,
+        plot_chance_level=False,
+        chance_level_kw=None,
+        despine=False,
     ):
-        """Plot the curve(s).
+        """Plot the curve(s), each with its own reference curves.
 
         Parameters
         ----------
@@ -165,31 +179,35 @@ class RiskCoverageDisplay:
             Keyword arguments of matplotlib's ``plot`` for each curve.
 
         plot_oracle : bool, default=False
-            Also plot the curve of the oracle ranking (of the first curve).
+            Also plot, for each curve, the curve of the oracle ranking of its
+            samples (every loss ranked by itself), labelled "Oracle (name)" and
+            drawn dotted in the curve's colour.
 
         oracle_kw : dict, default=None
-            Keyword arguments of matplotlib's ``plot`` for the oracle curve.
+            Keyword arguments of matplotlib's ``plot`` for the oracle curves.
 
-        plot_random : bool, default=False
-            Also plot the expected curve of a random ranking (of the first
-            curve): constant selective risk, or generalized risk growing
-            linearly, at the mean loss.
+        plot_chance_level : bool, default=False
+            Also plot, for each curve, the expected curve of a random ranking
+            of its samples: constant selective risk, or generalized risk
+            growing linearly, at the mean loss. Labelled "Chance level (name)"
+            and drawn dashed in the curve's colour.
 
-        random_kw : dict, default=None
-            Keyword arguments of matplotlib's ``plot`` for the random curve.
+        chance_level_kw : dict, default=None
+            Keyword arguments of matplotlib's ``plot`` for the chance level.
+
+        despine : bool, default=False
+            Remove the top and right spines.
 
         Returns
         -------
         display : RiskCoverageDisplay
-            The display, with ``line_``, ``ax_`` and ``figure_`` set.
+            The display, with ``line_``, ``oracle_line_``, ``chance_level_``,
+            ``ax_`` and ``figure_`` set.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt
 
-        if self.kind not in _KINDS:
-            raise ValueError(
-                f"kind must be one of {sorted(_KINDS)}, got {self.kind!r}."
-            )
+        check_kind(self.kind)
         coverages, risks = _as_list(self.coverage), _as_list(self.risk)
         if len(coverages) != len(risks):
             raise ValueError(
@@ -197,98 +215,86 @@ class RiskCoverageDisplay:
                 "curves; pass one of each per curve."
             )
         n_curves = len(coverages)
-        names = _as_list(self.name if name is None else name)
-        values = _as_list(self.metric_value)
-        names = names * n_curves if len(names) == 1 else names
-        values = values * n_curves if len(values) == 1 else values
-        kwargs = _as_list({} if curve_kwargs is None else curve_kwargs)
-        kwargs = kwargs * n_curves if len(kwargs) == 1 else kwargs
-        for label, arguments in (("name", names), ("curve_kwargs", kwargs)):
-            if len(arguments) != n_curves:
-                raise ValueError(
-                    f"{label} has {len(arguments)} entries for {n_curves} curves."
-                )
+        names = _per_curve(self.name if name is None else name, n_curves, "name")
+        values = _per_curve(self.metric_value, n_curves, "metric_value")
+        kwargs = _per_curve(curve_kwargs or {}, n_curves, "curve_kwargs")
+        # Validate the references before drawing anything.
+        if plot_oracle and (self.oracle_coverage is None or self.oracle_risk is None):
+            raise ValueError(
+                "This display has no oracle curve; create it with from_predictions, "
+                "from_estimator or from_cv_results, or pass oracle_coverage and "
+                "oracle_risk."
+            )
+        if plot_chance_level and self.mean_loss is None:
+            raise ValueError(
+                "This display has no mean_loss for the chance level; create it with "
+                "from_predictions, from_estimator or from_cv_results, or pass "
+                "mean_loss."
+            )
 
         if ax is None:
             _, ax = plt.subplots()
         self.ax_, self.figure_ = ax, ax.figure
-        _, _, metric_name, ylabel = _KINDS[self.kind]
-        self.line_ = []
+        _, _, metric_name, ylabel = KINDS[self.kind]
+        lines = []
         for coverage, risk, curve_name, value, line_kw in zip(
             coverages, risks, names, values, kwargs, strict=True
         ):
-            parts = [p for p in (curve_name,) if p is not None]
+            parts = [] if curve_name is None else [str(curve_name)]
             if value is not None:
                 parts.append(f"({metric_name} = {value:.4f})")
             default = {"label": " ".join(parts)} if parts else {}
-            x, y = self._points(coverage, risk)
-            self.line_.extend(ax.plot(x, y, **_validate_style_kwargs(default, line_kw)))
-        self.line_ = self.line_[0] if n_curves == 1 else self.line_
+            x, y = self._line_data(coverage, risk)
+            lines.extend(ax.plot(x, y, **_validate_style_kwargs(default, line_kw)))
+        self.line_ = _single(lines)
 
-        self.oracle_line_ = self.random_line_ = None
+        self.oracle_line_ = self.chance_level_ = None
         if plot_oracle:
-            if self.oracle_coverage is None:
-                raise ValueError(
-                    "This display has no oracle curve; create it with "
-                    "from_predictions/from_estimator or pass oracle_coverage and "
-                    "oracle_risk."
-                )
-            x, y = self._points(
-                _as_list(self.oracle_coverage)[0], _as_list(self.oracle_risk)[0]
+            curves = zip(
+                _per_curve(self.oracle_coverage, n_curves, "oracle_coverage"),
+                _per_curve(self.oracle_risk, n_curves, "oracle_risk"),
+                strict=True,
             )
-            style = _validate_style_kwargs(
-                {"label": "Oracle", "color": "black", "linestyle": ":"},
-                oracle_kw or {},
+            self.oracle_line_ = self._plot_references(
+                "Oracle",
+                ":",
+                [self._line_data(*c) for c in curves],
+                names,
+                lines,
+                oracle_kw,
             )
-            (self.oracle_line_,) = ax.plot(x, y, **style)
-        if plot_random:
-            if self.mean_loss is None:
-                raise ValueError("This display has no mean_loss for the random curve.")
-            mean_loss = _as_list(self.mean_loss)[0]
+        if plot_chance_level:
             # Random ranking: selective risk stays at the mean loss, generalized
             # risk grows linearly to it.
-            start = 0.0 if self.kind == "generalized" else mean_loss
-            style = _validate_style_kwargs(
-                {"label": "Random", "color": "gray", "linestyle": "--"},
-                random_kw or {},
+            start = 1.0 if self.kind == "selective" else 0.0
+            curves = [
+                ([0.0, 1.0], [start * mean_loss, mean_loss])
+                for mean_loss in _per_curve(self.mean_loss, n_curves, "mean_loss")
+            ]
+            self.chance_level_ = self._plot_references(
+                "Chance level", "--", curves, names, lines, chance_level_kw
             )
-            (self.random_line_,) = ax.plot([0, 1], [start, mean_loss], **style)
 
         ax.set(xlabel="Coverage", ylabel=ylabel, xlim=(-0.01, 1.01))
+        if despine:
+            for side in ("top", "right"):
+                ax.spines[side].set_visible(False)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper left")
         return self
 
-    @classmethod
-    def _from_losses(
-        cls, confidence, losses, sample_weight, *, kind, name, metric_kwargs
-    ):
-        if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}.")
-        curve, metric, _, _ = _KINDS[kind]
-        coverage, risk, thresholds = curve(
-            None, None, confidence, loss=losses, sample_weight=sample_weight
-        )
-        oracle_coverage, oracle_risk, _ = curve(
-            None, None, -losses, loss=losses, sample_weight=sample_weight
-        )
-        return {
-            "coverage": coverage,
-            "risk": risk,
-            "thresholds": thresholds,
-            "metric_value": metric(
-                None,
-                None,
-                confidence,
-                loss=losses,
-                sample_weight=sample_weight,
-                **metric_kwargs,
-            ),
-            "name": name,
-            "mean_loss": float(np.average(losses, weights=sample_weight)),
-            "oracle_coverage": oracle_coverage,
-            "oracle_risk": oracle_risk,
-        }
+    def _plot_references(self, label, linestyle, curves, names, lines, user_kw):
+        """One reference line per curve, in its colour, labelled with its name."""
+        references = []
+        for (x, y), curve_name, line in zip(curves, names, lines, strict=True):
+            default = {
+                "label": label if curve_name is None else f"{label} ({curve_name})",
+                "color": line.get_color(),
+                "linestyle": linestyle,
+            }
+            style = _validate_style_kwargs(default, user_kw or {})
+            references.extend(self.ax_.plot(x, y, **style))
+        return _single(references)
 
     @classmethod
     def from_predictions(
@@ -301,12 +307,16 @@ class RiskCoverageDisplay:
         loss="zero_one",
         sample_weight=None,
         labels=None,
-        estimator="harmonic",
+        groups=None,
+        aurc_estimator="harmonic",
         name=None,
         ax=None,
         curve_kwargs=None,
         plot_oracle=False,
-        plot_random=False,
+        oracle_kw=None,
+        plot_chance_level=False,
+        chance_level_kw=None,
+        despine=False,
     ):
         """Plot the risk-coverage curve of predictions and their confidences.
 
@@ -319,8 +329,14 @@ class RiskCoverageDisplay:
         kind : {"selective", "generalized"}, default="selective"
             Selective risk (legend: AURC) or generalized risk (legend: AUGRC).
 
-        estimator : {"harmonic", "log"}, default="harmonic"
-            AURC estimator shown in the legend (``kind="selective"`` only).
+        groups : array-like of shape (n_samples,), default=None
+            A group label per sample (a class, a site, a device, ...): one
+            curve per group, computed on the group's samples only and labelled
+            "name, group g", with its own area and references.
+
+        aurc_estimator : {"harmonic", "log"}, default="harmonic"
+            The ``estimator`` of :func:`~sklearn_selective.metrics.aurc` shown
+            in the legend (``kind="selective"`` only).
 
         name : str, default=None
             Legend name of the curve.
@@ -328,18 +344,34 @@ class RiskCoverageDisplay:
         ax : matplotlib Axes, default=None
             Axes to plot on.
 
-        curve_kwargs : dict, default=None
-            Keyword arguments of matplotlib's ``plot`` for the curve.
+        curve_kwargs : dict or list of dict, default=None
+            Keyword arguments of matplotlib's ``plot`` for the curve (one dict
+            per group, or one for all).
 
-        plot_oracle, plot_random : bool, default=False
-            Add the oracle and random-ranking reference curves.
+        plot_oracle, oracle_kw, plot_chance_level, chance_level_kw, despine
+            As in :meth:`plot`.
 
         Returns
         -------
         display : RiskCoverageDisplay
             The plotted display.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from sklearn_selective import RiskCoverageDisplay
+        >>> display = RiskCoverageDisplay.from_predictions(
+        ...     [0, 1, 1, 0], [0, 1, 0, 0], [0.9, 0.8, 0.4, 0.7],
+        ...     groups=["a", "a", "b", "b"], plot_chance_level=True,
+        ... )
+        >>> [line.get_label() for line in display.line_]
+        ['group a (AURC = 0.0000)', 'group b (AURC = 0.2500)']
+        >>> display.chance_level_[1].get_label()
+        'Chance level (group b)'
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
+        check_kind(kind)
         confidence, losses, sample_weight = _validate_risk_inputs(
             y_true,
             y_pred,
@@ -348,23 +380,23 @@ class RiskCoverageDisplay:
             sample_weight=sample_weight,
             labels=labels,
         )
-        metric_kwargs = {"estimator": estimator} if kind == "selective" else {}
-        display = cls(
+        curves = display_data(
+            confidence,
+            losses,
+            sample_weight,
+            groups=groups,
+            name=name,
             kind=kind,
-            **cls._from_losses(
-                confidence,
-                losses,
-                sample_weight,
-                kind=kind,
-                name=name,
-                metric_kwargs=metric_kwargs,
-            ),
+            aurc_estimator=aurc_estimator,
         )
-        return display.plot(
+        return cls(kind=kind, **curves).plot(
             ax=ax,
             curve_kwargs=curve_kwargs,
             plot_oracle=plot_oracle,
-            plot_random=plot_random,
+            oracle_kw=oracle_kw,
+            plot_chance_level=plot_chance_level,
+            chance_level_kw=chance_level_kw,
+            despine=despine,
         )
 
     @classmethod
@@ -378,12 +410,16 @@ class RiskCoverageDisplay:
         kind="selective",
         loss="zero_one",
         sample_weight=None,
-        estimator_kind="harmonic",
+        groups=None,
+        aurc_estimator="harmonic",
         name=None,
         ax=None,
         curve_kwargs=None,
         plot_oracle=False,
-        plot_random=False,
+        oracle_kw=None,
+        plot_chance_level=False,
+        chance_level_kw=None,
+        despine=False,
     ):
         """Plot the risk-coverage curve of a fitted classifier on data.
 
@@ -405,11 +441,15 @@ class RiskCoverageDisplay:
             ``"msp"`` (or ``"max_logit"`` for a classifier without
             ``predict_proba``).
 
-        kind, loss, sample_weight, name, ax, curve_kwargs, plot_oracle, plot_random
+        kind, loss, sample_weight, groups, aurc_estimator
             As in :meth:`from_predictions`.
 
-        estimator_kind : {"harmonic", "log"}, default="harmonic"
-            AURC estimator shown in the legend.
+        name : str, default=None
+            Legend name; defaults to the estimator's class name.
+
+        ax, curve_kwargs, plot_oracle, oracle_kw, plot_chance_level, \
+chance_level_kw, despine
+            As in :meth:`plot`.
 
         Returns
         -------
@@ -425,12 +465,16 @@ class RiskCoverageDisplay:
             kind=kind,
             loss=loss,
             sample_weight=sample_weight,
-            estimator=estimator_kind,
+            groups=groups,
+            aurc_estimator=aurc_estimator,
             name=type(estimator).__name__ if name is None else name,
             ax=ax,
             curve_kwargs=curve_kwargs,
             plot_oracle=plot_oracle,
-            plot_random=plot_random,
+            oracle_kw=oracle_kw,
+            plot_chance_level=plot_chance_level,
+            chance_level_kw=chance_level_kw,
+            despine=despine,
         )
 
     @classmethod
@@ -444,9 +488,15 @@ class RiskCoverageDisplay:
         kind="selective",
         loss="zero_one",
         sample_weight=None,
+        aurc_estimator="harmonic",
         name=None,
         ax=None,
         curve_kwargs=None,
+        plot_oracle=False,
+        oracle_kw=None,
+        plot_chance_level=False,
+        chance_level_kw=None,
+        despine=False,
     ):
         """Plot one risk-coverage curve per cross-validation fold.
 
@@ -462,11 +512,15 @@ class RiskCoverageDisplay:
         y : array-like of shape (n_samples,)
             The labels passed to ``cross_validate``.
 
-        csf, kind, loss, sample_weight, ax, curve_kwargs
+        csf, kind, loss, sample_weight, aurc_estimator
             As in :meth:`from_estimator`.
 
         name : str or list of str, default=None
             Legend names; defaults to "Fold 1", "Fold 2", ...
+
+        ax, curve_kwargs, plot_oracle, oracle_kw, plot_chance_level, \
+chance_level_kw, despine
+            As in :meth:`plot`; each fold gets its own references.
 
         Returns
         -------
@@ -474,6 +528,7 @@ class RiskCoverageDisplay:
             The plotted display, with one curve per fold.
         """
         check_matplotlib_support(f"{cls.__name__}.from_cv_results")
+        check_kind(kind)
         missing = {"estimator", "indices"} - set(cv_results)
         if missing:
             raise ValueError(
@@ -496,14 +551,26 @@ class RiskCoverageDisplay:
                 sample_weight=weights,
             )
             folds.append(
-                cls._from_losses(
-                    confidence, losses, weights, kind=kind, name=None, metric_kwargs={}
+                curve_data(
+                    confidence,
+                    losses,
+                    weights,
+                    kind=kind,
+                    aurc_estimator=aurc_estimator,
                 )
             )
         names = name or [f"Fold {i + 1}" for i in range(len(folds))]
         display = cls(
             kind=kind,
             name=names,
-            **{key: [fold[key] for fold in folds] for key in folds[0] if key != "name"},
+            **{key: [fold[key] for fold in folds] for key in folds[0]},
         )
-        return display.plot(ax=ax, curve_kwargs=curve_kwargs)
+        return display.plot(
+            ax=ax,
+            curve_kwargs=curve_kwargs,
+            plot_oracle=plot_oracle,
+            oracle_kw=oracle_kw,
+            plot_chance_level=plot_chance_level,
+            chance_level_kw=chance_level_kw,
+            despine=despine,
+        )

@@ -1,7 +1,9 @@
 """Confidence score functions against direct transcriptions, and their theorems."""
 
 import math
+import statistics
 import warnings
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -49,12 +51,14 @@ def _ref_margin(p):
 
 
 def _ref_logit_pnorm(z, p=2.0):
-    mean = sum(z) / len(z)
-    c = [x - mean for x in z]
+    # Exact rational centring: constant logits give exactly 0, and logits near
+    # the float limit neither overflow nor lose digits.
+    mean = sum(map(Fraction, z)) / len(z)
+    c = [Fraction(x) - mean for x in z]
     scale = max(abs(x) for x in c)
     if scale == 0:
         return 0.0
-    c = [x / scale for x in c]  # the ratio is scale-free; avoids underflow
+    c = [float(x / scale) for x in c]  # the ratio is scale-free
     norm = 1.0 if p == math.inf else sum(abs(x) ** p for x in c) ** (1 / p)
     return max(c) / norm
 
@@ -93,19 +97,31 @@ PROBA_REFERENCES = {
 NEAR_UNIFORM_ATOL = {"l2_to_uniform": 1e-7, "js_to_uniform": 1e-7}
 
 
+def _argmax(row):
+    """Index of the largest value, the first on ties."""
+    return max(range(len(row)), key=lambda j: (row[j], -j))
+
+
 def _ensemble_references(P):
-    """All five ensemble CSFs of one sample's (m, k) member probabilities."""
-    mean = [sum(col) / len(P) for col in zip(*P, strict=False)]
+    """All ensemble CSFs of one sample's (m, k) member probabilities."""
+    m = len(P)
+    mean = [sum(col) / m for col in zip(*P, strict=False)]
     total = -_entropy(mean)
-    aleatoric = -sum(_entropy(row) for row in P) / len(P)
-    votes = [max(range(len(row)), key=lambda j: (row[j], -j)) for row in P]
-    mode_share = max(votes.count(j) for j in set(votes)) / len(P)
+    aleatoric = -sum(_entropy(row) for row in P) / m
+    votes = [_argmax(row) for row in P]
+    vote_shares = [votes.count(j) / m for j in set(votes)]
+    predicted = [row[_argmax(mean)] for row in P]
     return {
         "ensemble_msp": max(mean),
         "total_entropy": total,
         "aleatoric_entropy": aleatoric,
         "mutual_information": total - aleatoric,
-        "variation_ratio": mode_share,
+        "variation_ratio": max(vote_shares),
+        # [UQ] Sec. 7 / 17.1: variance of the predicted class across members,
+        # the first-order variance of the prediction, the TTA vote entropy.
+        "predicted_class_variance": -statistics.pvariance(predicted),
+        "prediction_variance": -sum(p * (1 - p) for p in mean),
+        "vote_entropy": -_entropy(vote_shares),
     }
 
 
@@ -232,6 +248,34 @@ def test_entropy_decomposition(P):
     np.testing.assert_allclose(total, aleatoric + mutual, atol=1e-12)
 
 
+def test_uq_paper_ensemble_scores_by_hand():
+    # Two samples, four members; sample 0: votes 0, 0, 1, 1 (TTA entropy log 2),
+    # sample 1: unanimous votes and identical members (zero variance).
+    P = np.array(
+        [
+            [[0.9, 0.1], [0.7, 0.3]],
+            [[0.6, 0.4], [0.7, 0.3]],
+            [[0.2, 0.8], [0.7, 0.3]],
+            [[0.1, 0.9], [0.7, 0.3]],
+        ]
+    )
+    # Mean of class 0: 0.45 < 0.55, so the ensemble predicts class 1 for sample 0;
+    # its probabilities 0.1, 0.4, 0.8, 0.9 have variance 0.41 / 4.
+    np.testing.assert_allclose(
+        csf_module.predicted_class_variance(P), [-0.1025, 0], atol=1e-15
+    )
+    np.testing.assert_allclose(
+        csf_module.prediction_variance(P), [-2 * 0.45 * 0.55, -2 * 0.7 * 0.3]
+    )
+    np.testing.assert_allclose(csf_module.vote_entropy(P), [-math.log(2), 0])
+    for name in ("predicted_class_variance", "prediction_variance", "vote_entropy"):
+        assert get_confidence_function(name).model_output == "ensemble_proba"
+    # The UQ paper's "variation ratio" 1 - pihat_yhat is 1 - ensemble_msp; ours
+    # is the modal-vote share (0.5 here, where ensemble_msp is 0.55).
+    np.testing.assert_allclose(1 - csf_module.ensemble_msp(P), [0.45, 0.3])
+    np.testing.assert_allclose(csf_module.variation_ratio(P), [0.5, 1.0])
+
+
 def test_single_member_ensemble_matches_single_model_csfs():
     rng = np.random.default_rng(0)
     proba = rng.dirichlet(np.ones(4), size=50)
@@ -243,6 +287,11 @@ def test_single_member_ensemble_matches_single_model_csfs():
     )
     np.testing.assert_array_equal(csf_module.mutual_information(proba[None]), 0)
     np.testing.assert_array_equal(csf_module.variation_ratio(proba[None]), 1)
+    np.testing.assert_array_equal(csf_module.vote_entropy(proba[None]), 0)
+    np.testing.assert_array_equal(csf_module.predicted_class_variance(proba[None]), 0)
+    np.testing.assert_allclose(
+        csf_module.prediction_variance(proba[None]), csf_module.gini(proba)
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -283,6 +332,53 @@ def test_logit_csfs_are_finite_for_huge_logits(name):
     for values in (logits, logits.astype(np.float32), logits[:, 0]):
         result = get_confidence_function(name)(values)
         assert result.dtype == np.float64 and np.isfinite(result).all()
+
+
+HUGE_LOGITS = np.array(
+    [
+        [1e308, -1e308, 0.0],
+        [1e308, 1e308, -1e308],
+        [-1e308, -1e308, -1e308],
+        [1.7e308, -1.7e308, 1e308],
+        [np.finfo(np.float64).max, -np.finfo(np.float64).max, 0.0],
+    ]
+)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, math.inf])
+def test_logit_pnorm_is_exact_for_logits_near_the_float_limit(p):
+    # Issue 12 item 5: centring 1e308 overflowed and returned NaN. The score is
+    # scale-free, so it must equal the score of the same logits divided by 1e300
+    # (and the transcription, which centres in Python floats at that scale).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = csf_module.logit_pnorm(HUGE_LOGITS, p=p)
+    small = HUGE_LOGITS / 1e300
+    np.testing.assert_allclose(result, csf_module.logit_pnorm(small, p=p), rtol=1e-15)
+    np.testing.assert_allclose(
+        result, [_ref_logit_pnorm(list(row), p) for row in HUGE_LOGITS], rtol=1e-12
+    )
+    assert result[2] == 0  # constant logits
+    np.testing.assert_allclose(
+        csf_module.logit_pnorm(np.array([1e308, -1e308]), p=p), 2 ** (-1 / p)
+    )
+
+
+def test_max_logit_and_energy_are_exact_near_the_float_limit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(
+            csf_module.max_logit(HUGE_LOGITS), HUGE_LOGITS.max(axis=1)
+        )
+        result = csf_module.energy(HUGE_LOGITS)
+        hot = csf_module.energy(HUGE_LOGITS, temperature=1e300)
+    # Differences of ~1e308 make every other term vanish: energy = max + T log(ties).
+    ties = (HUGE_LOGITS.max(axis=1, keepdims=True) == HUGE_LOGITS).sum(axis=1)
+    np.testing.assert_allclose(result, HUGE_LOGITS.max(axis=1) + np.log(ties))
+    expected = [_ref_energy(row, 1e300) for row in HUGE_LOGITS[:4]]
+    np.testing.assert_allclose(hot[:4], expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="exceeds the float64 range"):
+        csf_module.energy([[1.7e308, 1.7e308]], temperature=1e308)
 
 
 def test_float32_input_matches_float64():
@@ -407,6 +503,42 @@ def test_theorem_1_binary_identical_aurc_and_augrc():
         for name in PROBABILITY_CSFS
     }
     assert len(set(values.values())) == 1, values
+
+
+def _binary_pairs(rng, n, log_distance, log_gap):
+    """Pairs of binary rows whose largest probabilities are m1 < m2 near 1/2."""
+    m1 = 0.5 + 10 ** rng.uniform(*log_distance, n)
+    m2 = np.minimum(m1 + 10 ** rng.uniform(*log_gap, n), 1.0)
+    keep = m2 > m1
+    m1, m2 = m1[keep], m2[keep]
+    return m1, m2, np.column_stack([m1, 1 - m1]), np.column_stack([m2, 1 - m2])
+
+
+def test_theorem_1_floating_point_caveat_near_one_half():
+    # The documented caveat (docs/user_guide/confidence.rst): in float64 the
+    # binary orders agree whenever (m1 - 1/2) (m2 - m1) >= 1e-14 ...
+    rng = np.random.default_rng(0)
+    m1, m2, first, second = _binary_pairs(rng, 50_000, (-9, -0.302), (-15, -1))
+    resolved = (m1 - 0.5) * (m2 - m1) >= 1e-14
+    assert resolved.sum() > 20_000
+    for name in PROBABILITY_CSFS:
+        function = get_confidence_function(name)
+        assert np.all(function(second)[resolved] > function(first)[resolved]), name
+    # ... and closer to the uniform vector the quadratic and entropic scores tie
+    # pairs that msp orders (the entropic ones can even swap them).
+    m1, m2, first, second = _binary_pairs(rng, 20_000, (-12, -3), (-18, -8))
+    for name in PROBABILITY_CSFS:
+        function = get_confidence_function(name)
+        ordered = np.mean(function(second) > function(first))
+        if name in {"msp", "margin", "l1_to_uniform"}:
+            assert ordered == 1, name
+        else:
+            assert ordered < 0.6, name
+    swapped = csf_module.negative_entropy(second) < csf_module.negative_entropy(first)
+    assert swapped.any()
+    tie = np.array([[0.5 + 1e-9, 0.5 - 1e-9], [0.5 + 2e-9, 0.5 - 2e-9]])
+    assert csf_module.msp(tie)[1] > csf_module.msp(tie)[0]
+    assert csf_module.gini(tie)[1] == csf_module.gini(tie)[0]
 
 
 @given(k=st.integers(2, 12), seed=st.integers(0, 2**32 - 1))

@@ -9,12 +9,18 @@ grid; :func:`predict_with_confidence` fetches the right output from a fitted
 scikit-learn model.
 """
 
-from ._functions import (
+from ._ensemble import (
     aleatoric_entropy,
-    energy,
     ensemble_msp,
-    get_confidence_function,
-    get_confidence_function_names,
+    mutual_information,
+    predicted_class_variance,
+    prediction_variance,
+    total_entropy,
+    variation_ratio,
+    vote_entropy,
+)
+from ._functions import (
+    energy,
     gini,
     js_to_uniform,
     l1_to_uniform,
@@ -24,12 +30,10 @@ from ._functions import (
     margin,
     max_logit,
     msp,
-    mutual_information,
     negative_entropy,
-    total_entropy,
-    variation_ratio,
 )
 from ._model_output import predict_with_confidence
+from ._registry import get_confidence_function, get_confidence_function_names
 from ._temperature import fit_temperature_scaling
 
 __all__ = [
@@ -51,6 +55,9 @@ __all__ = [
     "mutual_information",
     "negative_entropy",
     "predict_with_confidence",
+    "predicted_class_variance",
+    "prediction_variance",
     "total_entropy",
     "variation_ratio",
+    "vote_entropy",
 ]

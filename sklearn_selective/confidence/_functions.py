@@ -1,4 +1,4 @@
-"""Confidence score functions (CSFs): model outputs -> one confidence per sample.
+"""Confidence score functions (CSFs) of probabilities and logits.
 
 Every function returns a float64 array of shape ``(n_samples,)`` in which a
 higher value means a more confident prediction (entropy-type scores are
@@ -20,19 +20,12 @@ from ._blockwise import (
     check_probability_block,
     row_max,
 )
-
-_CONFIDENCE_FUNCTIONS = {}
-
-
-def _register(model_output):
-    """Record a public CSF under its name and tag the model output it reads."""
-
-    def decorate(func):
-        func.model_output = model_output
-        _CONFIDENCE_FUNCTIONS[func.__name__] = func
-        return func
-
-    return decorate
+from ._registry import (  # noqa: F401 (re-exported for the other modules)
+    _register,
+    get_confidence_function,
+    get_confidence_function_names,
+    model_output_of,
+)
 
 
 # ----------------------------------------------------------------------------
@@ -54,14 +47,6 @@ def _logits(logits):
         half = 0.5 * array
         array = np.stack([-half, half], axis=1)
     return array
-
-
-def _ensemble(proba):
-    return _as_float_array(proba, "proba", ndim=(3,))
-
-
-def _check_ensemble_block(block):
-    check_probability_block(block, name="the ensemble probabilities")
 
 
 # ----------------------------------------------------------------------------
@@ -116,10 +101,16 @@ def _js_to_uniform_kernel(p):
 
 
 def _logit_pnorm_kernel(z, p):
+    # The score is invariant to a positive rescaling of the row, so each row
+    # is divided by its largest magnitude first: centring logits of order
+    # 1e308 would otherwise overflow (the mean, and z - mean, reach inf). The
+    # centred row is rescaled again so that its p-norm cannot overflow or
+    # underflow either; the result is exact for every finite input.
+    z = z / _nonzero(row_max(np.abs(z)))[:, None]
     centred = z - z.mean(axis=1, keepdims=True)
     scale = row_max(np.abs(centred))
     constant = scale == 0
-    centred /= np.where(constant, 1, scale)[:, None]
+    centred /= _nonzero(scale)[:, None]
     if p == np.inf:
         norm = np.ones_like(scale)
     elif p == 2:
@@ -129,24 +120,25 @@ def _logit_pnorm_kernel(z, p):
     return np.where(constant, 0.0, row_max(centred) / np.where(constant, 1, norm))
 
 
+def _nonzero(scale):
+    """``scale`` with zeros replaced by ones (a safe divisor)."""
+    return np.where(scale == 0, 1.0, scale)
+
+
 def _energy_kernel(z, temperature):
+    # Differences to the row maximum below -1.8e308 overflow to -inf, whose
+    # exponential is the correct 0: the overflow is harmless, so silenced.
     top = row_max(z)
-    shifted = np.exp((z - top[:, None]) / temperature).sum(axis=1)
-    return top + temperature * np.log(shifted)
-
-
-def _variation_ratio_kernel(P):
-    n_members, n_rows, n_classes = P.shape
-    votes = P.argmax(axis=2) + n_classes * np.arange(n_rows)
-    counts = np.bincount(votes.ravel(), minlength=n_rows * n_classes)
-    return row_max(counts.reshape(n_rows, n_classes)) / n_members
-
-
-def _ensemble_entropies(P):
-    """(-H(mean p), -E[H(p)]) per sample."""
-    total = _sum_p_log_p(P.mean(axis=0))
-    aleatoric = _sum_p_log_p(P).mean(axis=0)
-    return total, aleatoric
+    with np.errstate(over="ignore"):
+        shifted = np.exp((z - top[:, None]) / temperature).sum(axis=1)
+        result = top + temperature * np.log(shifted)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            "The energy score exceeds the float64 range for these logits and "
+            f"temperature={temperature:g}; divide the logits and the temperature "
+            "by the same constant (the order of the scores is unchanged)."
+        )
+    return result
 
 
 def _on_probabilities(kernel, proba):
@@ -156,10 +148,6 @@ def _on_probabilities(kernel, proba):
 
 def _on_logits(kernel, logits, **params):
     return apply_blockwise(kernel, _logits(logits), check_finite_block, **params)
-
-
-def _on_ensemble(kernel, proba):
-    return apply_blockwise(kernel, _ensemble(proba), _check_ensemble_block, row_axis=1)
 
 
 _PROBA = {"proba": ["array-like"]}
@@ -180,7 +168,7 @@ _PROBA_DOC = """
 
 
 def _doc(func):
-    func.__doc__ = func.__doc__.replace("%(proba)s", _PROBA_DOC.strip("\n"))
+    func.__doc__ = func.__doc__.replace("    %(proba)s", _PROBA_DOC.strip("\n"))
     return func
 
 
@@ -193,28 +181,34 @@ def _doc(func):
 def msp(proba):
     """Maximum softmax probability: ``max_j p_j``.
 
-        The baseline CSF (MSR in the AUGRC paper, ATC-MC in Garg et al.). The
-        Maaz et al. study finds it the best score function for ATC overall.
+    The baseline CSF (MSR in the AUGRC paper, ATC-MC in Garg et al., the
+    L-infinity norm in Maaz et al.). Maaz et al. conclude, for ATC: "the
+    L-infinity is the best score function to use. In the binary case, the
+    choice definitely does not matter; and in the multi-class case, it may,
+    but not so much, and the L-infinity is fastest to compute" (Sec. 4): they
+    recommend it mainly because it is cheap, not because it ranked best in
+    every experiment.
 
     %(proba)s
 
-        See Also
-        --------
-        margin : Gap between the two largest probabilities.
-        negative_entropy : Negative Shannon entropy.
+    See Also
+    --------
+    margin : Gap between the two largest probabilities.
+    negative_entropy : Negative Shannon entropy.
 
-        References
-        ----------
-        .. [1] D. Hendrycks, K. Gimpel. *A Baseline for Detecting Misclassified and
-           Out-of-Distribution Examples in Neural Networks.* ICLR 2017.
-        .. [2] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3 (L-infinity).
+    References
+    ----------
+    .. [1] D. Hendrycks, K. Gimpel. *A Baseline for Detecting Misclassified and
+       Out-of-Distribution Examples in Neural Networks.* ICLR 2017.
+    .. [2] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3 (L-infinity)
+       and Sec. 4.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import msp
-        >>> msp([[0.7, 0.2, 0.1], [0.4, 0.4, 0.2]])
-        array([0.7, 0.4])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import msp
+    >>> msp([[0.7, 0.2, 0.1], [0.4, 0.4, 0.2]])
+    array([0.7, 0.4])
     """
     return _on_probabilities(row_max, proba)
 
@@ -225,25 +219,25 @@ def msp(proba):
 def margin(proba):
     """Probability margin: the largest minus the second-largest probability.
 
-        With one class the margin is 1 (the second probability is 0).
+    With one class the margin is 1 (the second probability is 0).
 
     %(proba)s
 
-        See Also
-        --------
-        msp : Maximum probability.
+    See Also
+    --------
+    msp : Maximum probability.
 
-        References
-        ----------
-        .. [1] L. Zhou, B. Van Landeghem, T. Popordanoska, M. B. Blaschko. *A Novel
-           Characterization of the Population AURC and Rates of Finite Sample
-           Estimators.* ICML 2025, Table S2.
+    References
+    ----------
+    .. [1] H. Zhou, J. Van Landeghem, T. Popordanoska, M. B. Blaschko. *A Novel
+       Characterization of the Population Area Under the Risk Coverage Curve
+       (AURC) and Rates of Finite Sample Estimators.* ICML 2025, Table S2.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import margin
-        >>> margin([[0.7, 0.2, 0.1], [0.4, 0.4, 0.2]])
-        array([0.5, 0. ])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import margin
+    >>> margin([[0.7, 0.2, 0.1], [0.4, 0.4, 0.2]])
+    array([0.5, 0. ])
     """
     return _on_probabilities(_margin_kernel, proba)
 
@@ -254,26 +248,26 @@ def margin(proba):
 def negative_entropy(proba):
     """Negative Shannon entropy (natural log): ``sum_j p_j log p_j``.
 
-        ``0 log 0 = 0``; the maximum, 0, is reached at a one-hot vector. ATC-NE in
-        Garg et al.; PE (predictive entropy) in the AUGRC paper.
+    ``0 log 0 = 0``; the maximum, 0, is reached at a one-hot vector. ATC-NE in
+    Garg et al.; PE (predictive entropy) in the AUGRC paper.
 
     %(proba)s
 
-        See Also
-        --------
-        msp : Maximum probability.
-        total_entropy : The same score of an ensemble's mean probabilities.
+    See Also
+    --------
+    msp : Maximum probability.
+    total_entropy : The same score of an ensemble's mean probabilities.
 
-        References
-        ----------
-        .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
+    References
+    ----------
+    .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import negative_entropy
-        >>> negative_entropy([[1.0, 0.0], [0.5, 0.5]]).round(4)
-        array([ 0.    , -0.6931])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import negative_entropy
+    >>> negative_entropy([[1.0, 0.0], [0.5, 0.5]]).round(4)
+    array([ 0.    , -0.6931])
     """
     return _on_probabilities(_sum_p_log_p, proba)
 
@@ -286,21 +280,21 @@ def gini(proba):
 
     %(proba)s
 
-        See Also
-        --------
-        l2_norm : Its square root plus one, the same order.
+    See Also
+    --------
+    l2_norm : ``sqrt(gini + 1)``, the same order.
 
-        References
-        ----------
-        .. [1] L. Zhou, B. Van Landeghem, T. Popordanoska, M. B. Blaschko. *A Novel
-           Characterization of the Population AURC and Rates of Finite Sample
-           Estimators.* ICML 2025, Table S2.
+    References
+    ----------
+    .. [1] H. Zhou, J. Van Landeghem, T. Popordanoska, M. B. Blaschko. *A Novel
+       Characterization of the Population Area Under the Risk Coverage Curve
+       (AURC) and Rates of Finite Sample Estimators.* ICML 2025, Table S2.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import gini
-        >>> gini([[1.0, 0.0], [0.5, 0.5]])
-        array([ 0. , -0.5])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import gini
+    >>> gini([[1.0, 0.0], [0.5, 0.5]])
+    array([ 0. , -0.5])
     """
     return _on_probabilities(lambda p: _squared_norm(p) - 1, proba)
 
@@ -311,26 +305,26 @@ def gini(proba):
 def l2_norm(proba):
     """Euclidean norm of the probability vector: ``sqrt(sum_j p_j^2)``.
 
-        Induces the same order as :func:`l2_to_uniform` for any number of classes
-        (Maaz et al., Theorem 2).
+    Induces the same order as :func:`l2_to_uniform` for any number of classes
+    (Maaz et al., Theorem 2).
 
     %(proba)s
 
-        See Also
-        --------
-        l2_to_uniform : Same order (Theorem 2).
-        gini : Same order.
+    See Also
+    --------
+    l2_to_uniform : Same order (Theorem 2).
+    gini : Same order.
 
-        References
-        ----------
-        .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3 and Theorem 2.
+    References
+    ----------
+    .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3 and Theorem 2.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import l2_norm
-        >>> l2_norm([[0.6, 0.4], [1.0, 0.0]]).round(4)
-        array([0.7211, 1.    ])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import l2_norm
+    >>> l2_norm([[0.6, 0.4], [1.0, 0.0]]).round(4)
+    array([0.7211, 1.    ])
     """
     return _on_probabilities(lambda p: np.sqrt(_squared_norm(p)), proba)
 
@@ -341,25 +335,25 @@ def l2_norm(proba):
 def l1_to_uniform(proba):
     """L1 distance to the uniform vector: ``sum_j |p_j - 1/k|``.
 
-        Twice the total variation distance to the uniform distribution.
+    Twice the total variation distance to the uniform distribution.
 
     %(proba)s
 
-        See Also
-        --------
-        l2_to_uniform : Euclidean distance to the uniform vector.
-        js_to_uniform : Jensen-Shannon distance to the uniform vector.
+    See Also
+    --------
+    l2_to_uniform : Euclidean distance to the uniform vector.
+    js_to_uniform : Jensen-Shannon distance to the uniform vector.
 
-        References
-        ----------
-        .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
+    References
+    ----------
+    .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import l1_to_uniform
-        >>> l1_to_uniform([[1.0, 0.0], [0.5, 0.5]])
-        array([1., 0.])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import l1_to_uniform
+    >>> l1_to_uniform([[1.0, 0.0], [0.5, 0.5]])
+    array([1., 0.])
     """
     return _on_probabilities(lambda p: np.abs(p - 1 / p.shape[1]).sum(axis=1), proba)
 
@@ -370,27 +364,27 @@ def l1_to_uniform(proba):
 def l2_to_uniform(proba):
     """Euclidean distance to the uniform vector: ``||p - 1/k||_2``.
 
-        Computed as ``sqrt(||p||^2 - 2 sum(p) / k + 1 / k)`` from the same sum of
-        squares as :func:`l2_norm`, so that the two induce exactly the same order
-        in floating point (Theorem 2). Near the uniform vector the cancellation
-        limits the absolute accuracy to about ``1e-8``.
+    Computed as ``sqrt(||p||^2 - 2 sum(p) / k + 1 / k)`` from the same sum of
+    squares as :func:`l2_norm`, so that the two induce exactly the same order
+    in floating point (Theorem 2). Near the uniform vector the cancellation
+    limits the absolute accuracy to about ``1e-8``.
 
     %(proba)s
 
-        See Also
-        --------
-        l2_norm : Same order (Theorem 2).
+    See Also
+    --------
+    l2_norm : Same order (Theorem 2).
 
-        References
-        ----------
-        .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3 and Theorem 2.
+    References
+    ----------
+    .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3 and Theorem 2.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import l2_to_uniform
-        >>> l2_to_uniform([[1.0, 0.0], [0.5, 0.5]]).round(4)
-        array([0.7071, 0.    ])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import l2_to_uniform
+    >>> l2_to_uniform([[1.0, 0.0], [0.5, 0.5]]).round(4)
+    array([0.7071, 0.    ])
     """
     return _on_probabilities(_l2_to_uniform_kernel, proba)
 
@@ -401,26 +395,26 @@ def l2_to_uniform(proba):
 def js_to_uniform(proba):
     """Jensen-Shannon distance to the uniform vector (natural logarithm).
 
-        The square root of the Jensen-Shannon divergence between ``p`` and the
-        uniform distribution, as :func:`scipy.spatial.distance.jensenshannon`
-        computes it, in one vectorised pass.
+    The square root of the Jensen-Shannon divergence between ``p`` and the
+    uniform distribution, as :func:`scipy.spatial.distance.jensenshannon`
+    computes it, in one vectorised pass.
 
     %(proba)s
 
-        See Also
-        --------
-        l1_to_uniform : L1 distance to the uniform vector.
+    See Also
+    --------
+    l1_to_uniform : L1 distance to the uniform vector.
 
-        References
-        ----------
-        .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-           Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
+    References
+    ----------
+    .. [1] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
+       Vectors and Unsupervised Performance Estimation*, Sec. 2.3.
 
-        Examples
-        --------
-        >>> from sklearn_selective.confidence import js_to_uniform
-        >>> js_to_uniform([[1.0, 0.0], [0.5, 0.5]]).round(4)
-        array([0.4645, 0.    ])
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import js_to_uniform
+    >>> js_to_uniform([[1.0, 0.0], [0.5, 0.5]]).round(4)
+    array([0.4645, 0.    ])
     """
     return _on_probabilities(_js_to_uniform_kernel, proba)
 
@@ -454,7 +448,7 @@ def max_logit(logits):
     ----------
     .. [1] D. Hendrycks et al. *Scaling Out-of-Distribution Detection for
        Real-World Settings.* ICML 2022.
-    .. [2] T. Traub et al. *Overcoming Common Flaws in the Evaluation of
+    .. [2] J. Traub et al. *Overcoming Common Flaws in the Evaluation of
        Selective Classification Systems.* NeurIPS 2024 (MLS).
 
     Examples
@@ -556,281 +550,3 @@ def energy(logits, *, temperature=1.0):
     array([6.931e-01, 1.000e+04])
     """
     return _on_logits(_energy_kernel, logits, temperature=float(temperature))
-
-
-# ----------------------------------------------------------------------------
-# From an ensemble of probabilities
-# ----------------------------------------------------------------------------
-_ENSEMBLE = {"proba": ["array-like"]}
-
-
-@_register("ensemble_proba")
-@validate_params(_ENSEMBLE, prefer_skip_nested_validation=True)
-def ensemble_msp(proba):
-    """Maximum of the ensemble's mean probability vector.
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_members, n_samples, n_classes)
-        Class probabilities of each ensemble member (trees of a forest,
-        bagged models, or Monte-Carlo dropout samples).
-
-    Returns
-    -------
-    confidence : ndarray of shape (n_samples,)
-        Higher means more confident.
-
-    See Also
-    --------
-    msp : The same score of a single probability vector.
-
-    References
-    ----------
-    .. [1] A. Pignet, C. Regniez, J. Klein. *Legitimate ground-truth-free
-       metrics for deep uncertainty classification scoring*, Sec. 7.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective.confidence import ensemble_msp
-    >>> members = np.array([[[0.9, 0.1]], [[0.5, 0.5]]])
-    >>> ensemble_msp(members)
-    array([0.7])
-    """
-    return _on_ensemble(lambda P: row_max(P.mean(axis=0)), proba)
-
-
-@_register("ensemble_proba")
-@validate_params(_ENSEMBLE, prefer_skip_nested_validation=True)
-def total_entropy(proba):
-    """Negative entropy of the ensemble's mean probabilities (total uncertainty).
-
-    Equals ``aleatoric_entropy(proba) + mutual_information(proba)``.
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_members, n_samples, n_classes)
-        Class probabilities of each ensemble member.
-
-    Returns
-    -------
-    confidence : ndarray of shape (n_samples,)
-        ``-H(mean_m p_m)``; higher means more confident.
-
-    See Also
-    --------
-    aleatoric_entropy : Negative expected entropy of the members.
-    mutual_information : Negative mutual information (epistemic part).
-
-    References
-    ----------
-    .. [1] A. Pignet, C. Regniez, J. Klein. *Legitimate ground-truth-free
-       metrics for deep uncertainty classification scoring*, Sec. 7.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective.confidence import total_entropy
-    >>> members = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])
-    >>> total_entropy(members).round(4)
-    array([-0.6931])
-    """
-    return _on_ensemble(lambda P: _ensemble_entropies(P)[0], proba)
-
-
-@_register("ensemble_proba")
-@validate_params(_ENSEMBLE, prefer_skip_nested_validation=True)
-def aleatoric_entropy(proba):
-    """Negative expected entropy of the members (aleatoric uncertainty).
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_members, n_samples, n_classes)
-        Class probabilities of each ensemble member.
-
-    Returns
-    -------
-    confidence : ndarray of shape (n_samples,)
-        ``-mean_m H(p_m)``; higher means more confident.
-
-    See Also
-    --------
-    total_entropy : Negative entropy of the mean probabilities.
-    mutual_information : Their difference.
-
-    References
-    ----------
-    .. [1] A. Pignet, C. Regniez, J. Klein. *Legitimate ground-truth-free
-       metrics for deep uncertainty classification scoring*, Sec. 7.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective.confidence import aleatoric_entropy
-    >>> members = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])
-    >>> aleatoric_entropy(members)
-    array([0.])
-    """
-    return _on_ensemble(lambda P: _ensemble_entropies(P)[1], proba)
-
-
-@_register("ensemble_proba")
-@validate_params(_ENSEMBLE, prefer_skip_nested_validation=True)
-def mutual_information(proba):
-    """Negative mutual information between prediction and model (epistemic).
-
-    ``MI = H(mean_m p_m) - mean_m H(p_m) >= 0`` (BALD); the score is ``-MI``,
-    which is ``total_entropy - aleatoric_entropy`` and never positive.
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_members, n_samples, n_classes)
-        Class probabilities of each ensemble member.
-
-    Returns
-    -------
-    confidence : ndarray of shape (n_samples,)
-        ``-MI``; higher (closer to 0) means the members agree more.
-
-    See Also
-    --------
-    total_entropy, aleatoric_entropy
-
-    References
-    ----------
-    .. [1] A. Pignet, C. Regniez, J. Klein. *Legitimate ground-truth-free
-       metrics for deep uncertainty classification scoring*, Sec. 7.
-    .. [2] T. Traub et al. *Overcoming Common Flaws in the Evaluation of
-       Selective Classification Systems.* NeurIPS 2024 (MCD-MI).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective.confidence import mutual_information
-    >>> members = np.array([[[1.0, 0.0], [0.5, 0.5]], [[0.0, 1.0], [0.5, 0.5]]])
-    >>> mutual_information(members).round(4)
-    array([-0.6931,  0.    ])
-    """
-
-    def kernel(P):
-        total, aleatoric = _ensemble_entropies(P)
-        return np.minimum(total - aleatoric, 0)
-
-    return _on_ensemble(kernel, proba)
-
-
-@_register("ensemble_proba")
-@validate_params(_ENSEMBLE, prefer_skip_nested_validation=True)
-def variation_ratio(proba):
-    """Share of members that vote for the modal class: ``1 - variation ratio``.
-
-    Each member votes for its most probable class (the first on ties).
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_members, n_samples, n_classes)
-        Class probabilities of each ensemble member.
-
-    Returns
-    -------
-    confidence : ndarray of shape (n_samples,)
-        In ``[1/k, 1]``; higher means more agreement.
-
-    See Also
-    --------
-    ensemble_msp : Maximum of the mean probabilities.
-
-    References
-    ----------
-    .. [1] A. Pignet, C. Regniez, J. Klein. *Legitimate ground-truth-free
-       metrics for deep uncertainty classification scoring*, Sec. 7.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective.confidence import variation_ratio
-    >>> members = np.array([[[0.9, 0.1]], [[0.6, 0.4]], [[0.2, 0.8]]])
-    >>> variation_ratio(members).round(4)
-    array([0.6667])
-    """
-    return _on_ensemble(_variation_ratio_kernel, proba)
-
-
-# ----------------------------------------------------------------------------
-# Lookup by name
-# ----------------------------------------------------------------------------
-@validate_params({}, prefer_skip_nested_validation=True)
-def get_confidence_function_names():
-    """Names of the built-in confidence score functions.
-
-    Returns
-    -------
-    names : list of str
-        Sorted names accepted by :func:`get_confidence_function` and by the
-        ``csf`` parameter of the estimators.
-
-    See Also
-    --------
-    get_confidence_function : The function behind a name.
-
-    Examples
-    --------
-    >>> from sklearn_selective.confidence import get_confidence_function_names
-    >>> "msp" in get_confidence_function_names()
-    True
-    """
-    return sorted(_CONFIDENCE_FUNCTIONS)
-
-
-@validate_params({"csf": [str, callable]}, prefer_skip_nested_validation=True)
-def get_confidence_function(csf):
-    """Return the confidence score function named ``csf``.
-
-    Parameters
-    ----------
-    csf : str or callable
-        A name from :func:`get_confidence_function_names`, or a callable,
-        which is returned unchanged. A user-defined CSF receives the model
-        output named by its ``model_output`` attribute (default
-        ``"predict_proba"``; also ``"decision_function"`` or
-        ``"ensemble_proba"``) and returns one float per sample, higher meaning
-        more confident.
-
-    Returns
-    -------
-    function : callable
-        ``function(model_output, **params) -> ndarray of shape (n_samples,)``,
-        with a ``model_output`` attribute for the built-in functions.
-
-    Raises
-    ------
-    ValueError
-        If ``csf`` is not a known name; the message lists the valid names.
-
-    See Also
-    --------
-    get_confidence_function_names : The valid names.
-
-    Examples
-    --------
-    >>> from sklearn_selective.confidence import get_confidence_function
-    >>> margin = get_confidence_function("margin")
-    >>> margin([[0.6, 0.3, 0.1]]).round(4)
-    array([0.3])
-    >>> margin.model_output
-    'predict_proba'
-    """
-    if callable(csf):
-        return csf
-    try:
-        return _CONFIDENCE_FUNCTIONS[csf]
-    except KeyError:
-        raise ValueError(
-            f"Unknown confidence function {csf!r}. Valid names are "
-            f"{get_confidence_function_names()}, or pass a callable."
-        ) from None
-
-
-def model_output_of(csf):
-    """The model output a CSF (name or callable) reads."""
-    return getattr(get_confidence_function(csf), "model_output", "predict_proba")
