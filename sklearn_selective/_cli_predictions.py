@@ -63,11 +63,13 @@ def _keys(values):
 
 
 def _show(values, limit=5):
-    values = [
+    """The first ``limit`` values for a message: numbers plain, text quoted."""
+    values = np.asarray(values).tolist()
+    shown = [
         f"{value:g}" if isinstance(value, float) else repr(value)
-        for value in np.asarray(values).tolist()[:limit]
+        for value in values[:limit]
     ]
-    return ", ".join(values) + (", ..." if len(values) == limit else "")
+    return ", ".join(shown) + (", ..." if len(values) > limit else "")
 
 
 def _codes(y_true, labels, source, label_name):
