@@ -6,7 +6,13 @@ from pathlib import Path
 
 from . import __version__
 from ._demo import run_demo
-from ._evaluate import _nonnegative_int, add_arguments, run_evaluate
+from ._evaluate import (
+    InputError,
+    _nonnegative_int,
+    _seed,
+    add_arguments,
+    run_evaluate,
+)
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -36,7 +42,7 @@ def _add_demo(commands):
     )
     demo.add_argument(
         "--random-state",
-        type=_nonnegative_int,
+        type=_seed,
         default=0,
         help="seed of the split and bootstrap",
     )
@@ -93,4 +99,8 @@ def _build_parser():
 def main(argv=None):
     """Run the command line; returns the exit status (0 success, 2 bad input)."""
     args = _build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except (InputError, OSError) as error:  # e.g. the demo's plot: no permission
+        print(f"error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2

@@ -59,6 +59,12 @@ def _header(path):
     if first is None:
         raise InputError(f"{path} is empty")
     header = [name.strip() for name in first]
+    separators = [sep for sep in ";\t|" if len(header) == 1 and sep in header[0]]
+    if separators:
+        raise InputError(
+            f"{path}: the header is one column, {header[0]!r}; the file seems "
+            f"separated by {separators[0]!r}: save it with commas"
+        )
     counts = {}
     for name in header:
         counts[name] = counts.get(name, 0) + 1
@@ -73,10 +79,10 @@ def _header(path):
     return header
 
 
-def _loadtxt(path, dtype):
+def _loadtxt(path, dtype, usecols=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-        return np.loadtxt(path, dtype=dtype, **_LOADTXT)
+        return np.loadtxt(path, dtype=dtype, usecols=usecols, **_LOADTXT)
 
 
 def _csv_records(path):
@@ -97,6 +103,8 @@ def _csv_records(path):
                     yield reader.line_num, row
     except csv.Error as error:
         raise InputError(f"{path}, line {reader.line_num}: {error}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
     finally:
         csv.field_size_limit(limit)
 
@@ -129,25 +137,56 @@ def _as_numbers_if_possible(column):
         return np.char.strip(column)
 
 
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _text_columns(path, n_columns, n_rows=1000):
+    """Columns with a value that is not a number among the first rows."""
+    text = set()
+    for count, (_, row) in enumerate(_csv_records(path)):
+        if count == n_rows:
+            break
+        text.update(
+            i for i, value in enumerate(row[:n_columns]) if not _is_number(value)
+        )
+    return sorted(text)
+
+
+def _read_mixed(path, n_columns):
+    """Columns of a file with text columns: numbers and text read separately."""
+    text = _text_columns(path, n_columns)
+    numbers = [i for i in range(n_columns) if i not in text]
+    try:
+        columns = dict(zip(text, _loadtxt(path, str, usecols=text).T, strict=True))
+        if numbers:
+            values = _loadtxt(path, np.float64, usecols=numbers).T
+            columns.update(zip(numbers, values, strict=True))
+        return [columns[i] for i in range(n_columns)]
+    except (ValueError, MemoryError):  # a number column holds text further down
+        pass
+    try:
+        table = _loadtxt(path, str)
+    except (ValueError, MemoryError):
+        _describe_malformed(path, n_columns)
+        rows = [row for _, row in _csv_records(path)]  # e.g. odd quoting
+        table = np.array(rows, dtype=str).reshape(len(rows), n_columns)
+    return [_as_numbers_if_possible(column) for column in table.T]
+
+
 def read_csv(path):
     """Named columns of a CSV file: float64 where every value is a number, else str."""
     header = _header(path)
     try:
-        body = _loadtxt(path, np.float64)
-    except ValueError:
-        body = None
+        body = list(_loadtxt(path, np.float64).T)
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
-    if body is None:
-        try:
-            text = _loadtxt(path, str)
-        except (ValueError, UnicodeDecodeError):
-            _describe_malformed(path, len(header))
-            rows = [row for _, row in _csv_records(path)]  # e.g. odd quoting
-            text = np.array(rows, dtype=str).reshape(len(rows), len(header))
-        body = [_as_numbers_if_possible(column) for column in text.T]
-    else:
-        body = list(body.T)
+    except ValueError:
+        body = _read_mixed(path, len(header))
     if len(body) != len(header):  # loadtxt saw a consistent but different width
         _describe_malformed(path, len(header))
     if not body or body[0].shape[0] == 0:

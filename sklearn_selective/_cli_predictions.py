@@ -17,8 +17,9 @@ from .confidence import get_confidence_function
 # Probabilities rounded to 3 decimals are off by at most 5e-4 per class.
 ROUNDING_TOLERANCE_PER_CLASS = 5e-4
 # Rows off by more than this are divided by their sum before scoring (a change no
-# larger than the rounding that caused it); float32 rows stay untouched.
-_RESCALE_ABOVE = 1e-6
+# larger than the rounding that caused it); float32 rows and probabilities
+# written with 6 decimals stay untouched.
+_RESCALE_ABOVE = 1e-4
 
 
 class Predictions(NamedTuple):
@@ -31,12 +32,19 @@ class Predictions(NamedTuple):
 
 
 class Scores(NamedTuple):
-    """Probabilities or logits of shape (n, k) (or (n,) for binary problems)."""
+    """Probabilities or logits of shape (n, k) (or (n,) for binary problems).
 
-    kind: str  # "proba" or "logits"
+    An ``"ensemble"`` holds the probabilities of several models, (m, n, k).
+    """
+
+    kind: str  # "proba", "logits" or "ensemble"
     values: np.ndarray
     labels: np.ndarray
     source: str  # how the user names them: "columns proba_<label>", "array 'proba'"
+
+    @property
+    def n_samples(self):
+        return self.values.shape[self.kind == "ensemble"]
 
 
 # ----------------------------------------------------------------------------
@@ -55,11 +63,13 @@ def _keys(values):
 
 
 def _show(values, limit=5):
-    values = [
+    """The first ``limit`` values for a message: numbers plain, text quoted."""
+    values = np.asarray(values).tolist()
+    shown = [
         f"{value:g}" if isinstance(value, float) else repr(value)
-        for value in np.asarray(values).tolist()[:limit]
+        for value in values[:limit]
     ]
-    return ", ".join(values) + (", ..." if len(values) == limit else "")
+    return ", ".join(shown) + (", ..." if len(values) > limit else "")
 
 
 def _codes(y_true, labels, source, label_name):
@@ -69,26 +79,25 @@ def _codes(y_true, labels, source, label_name):
     if label_numeric != true_numeric:  # compare as text, e.g. '1' vs 'cat'
         label_keys = np.char.strip(np.asarray(labels).astype(str))
         true_keys = np.char.strip(np.asarray(y_true).astype(str))
-    unique_labels, first = np.unique(label_keys, return_index=True)
-    if unique_labels.shape[0] != label_keys.shape[0]:
-        repeated = np.delete(label_keys, first)[0]
+    order = np.argsort(label_keys, kind="stable")
+    sorted_labels = label_keys[order]
+    repeated = sorted_labels[1:][sorted_labels[1:] == sorted_labels[:-1]]
+    if repeated.size:
         raise InputError(
             f"the {source} name one label more than once: "
-            f"{_show(np.asarray(labels)[label_keys == repeated])} (numerically "
+            f"{_show(np.asarray(labels)[label_keys == repeated[0]])} (numerically "
             "equal labels are the same label)"
         )
-    unique_true, inverse = np.unique(true_keys, return_inverse=True)
-    position = np.searchsorted(unique_labels, unique_true).clip(
-        0, unique_labels.shape[0] - 1
-    )
-    missing = unique_labels[position] != unique_true
+    # O(n log k): one binary search per sample among the k labels.
+    position = np.searchsorted(sorted_labels, true_keys).clip(0, order.shape[0] - 1)
+    missing = sorted_labels[position] != true_keys
     if missing.any():
         raise InputError(
-            f"{label_name} holds label(s) {_show(unique_true[missing])} without a "
-            f"column among the {source} (labels {_show(label_keys, 10)}); "
+            f"{label_name} holds label(s) {_show(np.unique(true_keys[missing]))} "
+            f"without a column among the {source} (labels {_show(label_keys, 10)}); "
             "give every class a column"
         )
-    return np.argsort(label_keys, kind="stable")[position][inverse.ravel()]
+    return order[position]
 
 
 def _binary_labels(y_true, positive, source):
@@ -121,21 +130,24 @@ def _binary_labels(y_true, positive, source):
 def _finite(values, table, name):
     bad = ~np.isfinite(values)
     if bad.any():
-        row = int(np.flatnonzero(bad.any(axis=-1) if bad.ndim > 1 else bad)[0])
+        while bad.ndim > 1:  # samples are the last axis but one
+            bad = bad.any(axis=-1) if bad.ndim == 2 else bad.any(axis=0)
+        row = int(np.flatnonzero(bad)[0])
         raise InputError(f"{table.path}, {name}, {table.locate(row)}: NaN or infinity")
     return values
 
 
-def check_probabilities(proba, source, renormalize=False):
+def check_probabilities(proba, source, renormalize=False, locate=str):
     """Probability rows within the documented tolerance, rescaled to sum to 1.
 
-    Returns ``(proba, n_rescaled)``.
+    ``locate(i)`` names the place of row ``i`` in the file. Returns
+    ``(proba, n_rescaled)``.
     """
     n_classes = proba.shape[1]
     if proba.min() < 0 or (not renormalize and proba.max() > 1 + _RESCALE_ABOVE):
         row = int(np.flatnonzero(((proba < 0) | (proba > 1)).any(axis=1))[0])
         raise InputError(
-            f"the {source} hold values outside [0, 1] (row {row}: "
+            f"the {source} hold values outside [0, 1] ({locate(row)}: "
             f"{_show(proba[row].tolist())}); if they are logits, name them "
             "logit_<label> (CSV) or 'logits' (NPZ)"
         )
@@ -146,7 +158,8 @@ def check_probabilities(proba, source, renormalize=False):
         row = int(np.argmax(off))
         raise InputError(
             f"each row of the {source} must sum to 1 (within {tolerance:g}, what "
-            f"rounding to 3 decimals can cause); row {row} sums to {sums[row]:.6g}. "
+            f"rounding to 3 decimals can cause); {locate(row)} sums to "
+            f"{sums[row]:.6g}. "
             "Pass --renormalize to divide each row by its sum"
         )
     rescale = off > _RESCALE_ABOVE
@@ -184,7 +197,7 @@ _CSF_INPUTS = {
 }
 
 
-def confidences(csf, proba, logits, source):
+def confidences(csf, proba, logits, source, members=None):
     """The CSF applied to what it reads; a message that says what the file lacks."""
     function = get_confidence_function(csf)
     needs = _CSF_INPUTS[getattr(function, "model_output", "predict_proba")]
@@ -192,6 +205,8 @@ def confidences(csf, proba, logits, source):
         return function(proba)
     if needs == "logits" and logits is not None:
         return function(logits)
+    if needs == "ensemble" and members is not None:
+        return function(members)
     if needs == "logits":
         raise InputError(
             f"--csf {csf} reads logits, but the file holds probabilities ({source}). "
@@ -199,18 +214,51 @@ def confidences(csf, proba, logits, source):
             "use a probability CSF such as msp, margin or negative_entropy"
         )
     raise InputError(
-        f"--csf {csf} scores an ensemble (the probabilities of several models), "
-        "which evaluate does not read; use a probability CSF such as msp, or a "
-        "logit CSF such as max_logit with logit columns"
+        f"--csf {csf} scores an ensemble: it reads the probabilities of several "
+        "models, an NPZ array 'proba' of shape (n_members, n_samples, n_classes); "
+        f"the file holds one model's ({source}). Use a probability CSF such as msp"
+    )
+
+
+def _ensemble_predictions(table, y_true, scores, options):
+    """An ensemble (m, n, k): every member checked, the prediction of the mean."""
+    members = _finite(scores.values.astype(np.float64), table, scores.source)
+    n_members, n_samples, n_classes = members.shape
+    if n_classes == 1 or scores.labels.shape[0] != n_classes:
+        raise InputError(
+            f"{table.path}: an ensemble 'proba' needs one column per class and "
+            f"'labels' ({scores.labels.shape[0]} entries) one label per column"
+        )
+
+    def locate(row):  # rows of the (m * n, k) stack
+        return f"member {row // n_samples}, {table.locate(row % n_samples)}"
+
+    flat, n_rescaled = check_probabilities(
+        members.reshape(-1, n_classes), scores.source, options.renormalize, locate
+    )
+    members = flat.reshape(n_members, n_samples, n_classes)
+    proba = members.mean(axis=0)
+    codes = _codes(y_true, scores.labels, scores.source, "y_true")
+    confidence = confidences(options.csf, proba, None, scores.source, members)
+    return Predictions(
+        codes,
+        proba.argmax(axis=1),
+        confidence,
+        proba,
+        np.arange(n_classes),
+        n_rescaled,
     )
 
 
 def build_predictions(table, y_true, scores, options):
     """Labels, predictions and confidences from true labels and scores."""
+    if scores.kind == "ensemble":
+        return _ensemble_predictions(table, y_true, scores, options)
     values = _finite(scores.values.astype(np.float64), table, scores.source)
     labels = scores.labels
     if values.ndim == 1 or values.shape[1] == 1:
-        labels = _binary_labels(y_true, labels.reshape(-1)[-1], scores.source)
+        if labels.shape[0] == 1:  # a CSV column names the positive class only
+            labels = _binary_labels(y_true, labels[0], scores.source)
         values = _two_columns(scores._replace(values=values))
     if labels.shape[0] != values.shape[1]:
         raise InputError(
@@ -223,7 +271,7 @@ def build_predictions(table, y_true, scores, options):
         logits, proba = values, softmax(values)
     else:
         proba, n_rescaled = check_probabilities(
-            values, scores.source, options.renormalize
+            values, scores.source, options.renormalize, table.locate
         )
     confidence = confidences(options.csf, proba, logits, scores.source)
     y_pred = proba.argmax(axis=1)
@@ -236,6 +284,12 @@ def align_pred(y_true, y_pred):
     """True and predicted labels as comparable arrays (numbers or text)."""
     true_keys, true_numeric = _keys(y_true)
     pred_keys, pred_numeric = _keys(y_pred)
+    for name, keys, numeric in (
+        ("y_true", true_keys, true_numeric),
+        ("y_pred", pred_keys, pred_numeric),
+    ):
+        if numeric and np.isnan(keys).any():
+            raise InputError(f"{name} holds NaN; every sample needs a label")
     if true_numeric != pred_numeric:
         kinds = {True: "numbers", False: "text"}
         raise InputError(

@@ -9,7 +9,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from ._evaluate import InputError, check_plot_path, save_risk_coverage_plot
+from ._evaluate import (
+    InputError,
+    check_plot_path,
+    has_matplotlib,
+    save_risk_coverage_plot,
+)
 from ._report import format_table, metric_rows, parse_metrics
 from ._selective import SelectiveClassifier
 from .confidence import predict_with_confidence
@@ -24,13 +29,12 @@ def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=pri
     stderr when the plot cannot be saved where asked.
     """
     try:
-        if plot:
-            check_plot_path(plot)
+        check_plot_path(plot, need_matplotlib=False)
     except InputError as error:
-        if "matplotlib" not in str(error):
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        out(f"(No plot: {error}.)")
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if plot and not has_matplotlib():
+        out("(No plot: matplotlib is not installed; pip install matplotlib.)")
         plot = ""
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(

@@ -8,6 +8,7 @@ problem with the file or the options is reported as one line on stderr with
 exit status 2.
 """
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -28,27 +29,24 @@ from ._report import (
     metric_rows,
     parse_metrics,
 )
-from .confidence import get_confidence_function_names
-from .confidence._functions import model_output_of
+from .confidence import get_confidence_function, get_confidence_function_names
 
 __all__ = ["InputError", "add_arguments", "run_evaluate"]
 
 _READERS = {".csv": read_csv, ".npz": read_npz}
 
 
-def _column(table, name, what):
+def _column(table, name, hint=""):
     if name not in table.columns:
         raise InputError(
-            f"{table.path} has no {what} {name!r} (found: "
-            f"{', '.join(table.columns)}); name it with --label-column"
-            if what == "label column"
-            else f"{table.path} has no {what} {name!r}"
+            f"{table.path} has no {name!r} (found: {', '.join(table.columns)}){hint}"
         )
     values = table.columns[name]
     if values.ndim != 1:
         raise InputError(
             f"{table.path}: {name!r} must be one-dimensional (one value per "
-            f"sample); it has shape {values.shape}"
+            f"sample); it has shape {values.shape} (one-hot labels: save "
+            "y.argmax(axis=1))"
         )
     return values
 
@@ -76,29 +74,26 @@ def _npz_scores(table, options):
         if kind not in table.columns:
             continue
         values = table.columns[kind]
-        if values.ndim not in (1, 2) or values.dtype.kind not in "biuf":
+        ensemble = kind == "proba" and values.ndim == 3
+        if not (values.ndim in (1, 2) or ensemble) or values.dtype.kind not in "biuf":
             raise InputError(
                 f"{table.path}: {kind!r} must be a numeric array of shape "
-                f"(n_samples, n_classes) or (n_samples,); got {values.dtype} "
-                f"of shape {values.shape}"
+                f"(n_samples, n_classes) or (n_samples,)"
+                f"{' or (n_members, n_samples, n_classes)' * (kind == 'proba')}; "
+                f"got {values.dtype} of shape {values.shape}"
             )
-        n_columns = 2 if values.ndim == 1 else values.shape[1]
-        labels = table.columns.get("labels", np.arange(max(n_columns, 2)))
-        if labels.ndim != 1:
-            raise InputError(f"{table.path}: 'labels' must be one-dimensional")
-        if values.ndim == 1 and labels.shape[0] != 2:
+        binary = values.ndim == 1 or values.shape[-1] == 1
+        n_labels = 2 if binary else values.shape[-1]
+        labels = table.columns.get("labels", np.arange(n_labels))
+        if labels.ndim != 1 or labels.shape[0] != n_labels:
+            shape = "one-dimensional (binary)" if binary else f"{n_labels} columns"
             raise InputError(
-                f"{table.path}: a one-dimensional {kind!r} describes a binary "
-                f"problem, but 'labels' has {labels.shape[0]} entries; give 2"
+                f"{table.path}: 'labels' has {labels.size} entries but {kind!r} "
+                f"has {shape}; give {n_labels} labels, one per class"
             )
-        if values.ndim == 2 and n_columns != 1 and labels.shape[0] != n_columns:
-            raise InputError(
-                f"{table.path}: 'labels' has {labels.shape[0]} entries but "
-                f"{kind!r} has {n_columns} columns; give one label per column"
-            )
-        if values.ndim == 2 and n_columns == 1:
-            labels = labels[-1:] if labels.shape[0] == 2 else np.asarray([1])
-        found[kind] = Scores(kind, values, labels, f"array {kind!r}")
+        found[kind] = Scores(
+            "ensemble" if ensemble else kind, values, labels, f"array {kind!r}"
+        )
     return found
 
 
@@ -132,7 +127,7 @@ def _finite_confidence(table, name, values):
 def _choose(found, options, table):
     """Probabilities or logits: what the CSF reads when the file has both."""
     if len(found) == 2:
-        logit_csf = options.csf in ("max_logit", "energy", "logit_pnorm")
+        logit_csf = model_output_of(options.csf) == "decision_function"
         return found["logits" if logit_csf else "proba"]
     return next(iter(found.values()))
 
@@ -147,16 +142,16 @@ def load_predictions(path, options):
         raise InputError(f"{path}: no such file")
     table = reader(path)
     csv_file = path.suffix.lower() == ".csv"
-    y_true = _column(
-        table, options.label_column if csv_file else "y_true", "label column"
-    )
+    label = options.label_column if csv_file else "y_true"
+    hint = "; name the label column with --label-column" if csv_file else ""
+    y_true = _column(table, label, hint)
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
     if found:
         scores = _choose(found, options, table)
-        if scores.values.shape[0] != y_true.shape[0]:
+        if scores.n_samples != y_true.shape[0]:
             raise InputError(
                 f"{path}: y_true has {y_true.shape[0]} samples but the "
-                f"{scores.source} have {scores.values.shape[0]}"
+                f"{scores.source} have {scores.n_samples}"
             )
         return build_predictions(table, y_true, scores, options)
     pred, conf = (
@@ -180,8 +175,8 @@ def load_predictions(path, options):
             f"--csf needs probabilities or logits; {path} holds a confidence per "
             "sample already (drop --csf)"
         )
-    y_pred = _column(table, pred, "column")
-    confidence = _finite_confidence(table, conf, _column(table, conf, "column"))
+    y_pred = _column(table, pred)
+    confidence = _finite_confidence(table, conf, _column(table, conf))
     if not y_true.shape[0] == y_pred.shape[0] == confidence.shape[0]:
         raise InputError(f"{path}: y_true, y_pred and confidence differ in length")
     y_true, y_pred = align_pred(y_true, y_pred)
@@ -191,18 +186,16 @@ def load_predictions(path, options):
 _FORMATS = ("table", "json", "csv")
 
 
+def model_output_of(csf):
+    """The model output a named CSF reads (its public ``model_output`` tag)."""
+    return getattr(get_confidence_function(csf), "model_output", "predict_proba")
+
+
 def _usable_csfs():
-    """The CSFs of one model's probabilities or logits (not of ensembles)."""
-    return [
-        name
-        for name in get_confidence_function_names()
-        if model_output_of(name) != "ensemble_proba"
-    ]
+    return get_confidence_function_names()
 
 
 def _nonnegative_int(text):
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -212,9 +205,14 @@ def _nonnegative_int(text):
     return value
 
 
-def _level(text):
-    import argparse
+def _seed(text):
+    value = _nonnegative_int(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer < 2**32, got {text!r}")
+    return value
 
+
+def _level(text):
     try:
         value = float(text)
     except ValueError:
@@ -263,15 +261,16 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--random-state",
-        type=_nonnegative_int,
+        type=_seed,
         default=0,
         help="seed of the bootstrap",
     )
     parser.add_argument(
         "--renormalize",
         action="store_true",
-        help="divide each probability row by its sum (without it, rows must sum "
-        "to 1 within 5e-4 per class, which probabilities rounded to 3 decimals do)",
+        help="divide each probability row that does not sum to 1 by its sum "
+        "(without it, rows must sum to 1 within 5e-4 per class, as probabilities "
+        "rounded to 3 decimals do)",
     )
     parser.add_argument(
         "--format",
@@ -318,7 +317,7 @@ _PLOT_FORMATS = frozenset(
 )
 
 
-def check_plot_path(path):
+def check_plot_path(path, need_matplotlib=True):
     """Fail before any work when the plot cannot be saved."""
     if not path:
         return
@@ -329,12 +328,18 @@ def check_plot_path(path):
         raise InputError(
             f"--plot {path}: unknown image type {path.suffix!r}; use .png, .pdf or .svg"
         )
+    if need_matplotlib and not has_matplotlib():
+        raise InputError(
+            "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
+        )
+
+
+def has_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise InputError(
-            "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
-        ) from None
+        return False
+    return True
 
 
 def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
@@ -377,6 +382,9 @@ def _evaluate(options, out, log):
     )
     check_plot_path(options.plot)
     start = time.perf_counter()
+    size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
+    if size > 10_000_000:
+        print(f"reading {options.file} ({size / 1e6:.0f} MB)", file=sys.stderr)
     predictions = load_predictions(options.file, options)
     n_samples = predictions.y_true.shape[0]
     elapsed = time.perf_counter() - start
@@ -439,7 +447,7 @@ def run_evaluate(options, out=None):
 
     try:
         _evaluate(options, out, log)
-    except (InputError, ValueError, OSError, MemoryError) as error:
+    except (InputError, ValueError, TypeError, OSError, MemoryError) as error:
         message = " ".join(str(error).split()) or type(error).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2

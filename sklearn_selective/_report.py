@@ -5,6 +5,7 @@ import io
 import json
 import sys
 import time
+import warnings
 from typing import NamedTuple
 
 from .metrics import (
@@ -143,7 +144,16 @@ def metric_rows(
     confidence_level=0.95,
     random_state=0,
 ):
-    """One row per metric, with a bootstrap interval when ``n_resamples > 0``."""
+    """One row per metric, with a bootstrap interval when ``n_resamples > 0``.
+
+    Warnings (an undefined metric) are printed as one ``warning:`` line each
+    on stderr.
+    """
+    if n_resamples and len(y_true) < 2:
+        raise ValueError(
+            f"the bootstrap needs at least 2 samples, the file has {len(y_true)}; "
+            "pass --n-resamples 0 for the values alone"
+        )
     progress = _Progress(len(specs))
     rows = []
     for spec in specs:
@@ -158,26 +168,33 @@ def metric_rows(
             kwargs["loss"] = loss
         if labels is not None and predictions is proba:
             kwargs["labels"] = labels
-        if n_resamples == 0:
-            value = spec.function(y_true, predictions, confidence, **kwargs)
-            rows.append(Row(spec.label, value, better=spec.better, name=spec.name))
-        else:
-            result = bootstrap_metric(
-                spec.function,
-                y_true,
-                predictions,
-                confidence,
-                n_resamples=n_resamples,
-                confidence_level=confidence_level,
-                random_state=random_state,
-                **kwargs,
-            )
-            low, high = result.confidence_interval
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             rows.append(
-                Row(spec.label, result.statistic, low, high, spec.better, spec.name)
+                _row(
+                    spec,
+                    (y_true, predictions, confidence),
+                    kwargs,
+                    n_resamples=n_resamples,
+                    confidence_level=confidence_level,
+                    random_state=random_state,
+                )
             )
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            print(f"warning: {spec.label}: {message}", file=progress.stream)
         progress.step(spec.label)
     return rows
+
+
+def _row(spec, arrays, kwargs, n_resamples, **bootstrap):
+    if n_resamples == 0:
+        value = spec.function(*arrays, **kwargs)
+        return Row(spec.label, value, better=spec.better, name=spec.name)
+    result = bootstrap_metric(
+        spec.function, *arrays, n_resamples=n_resamples, **bootstrap, **kwargs
+    )
+    low, high = result.confidence_interval
+    return Row(spec.label, result.statistic, low, high, spec.better, spec.name)
 
 
 def format_table(rows, confidence_level=0.95):

@@ -3,6 +3,7 @@
 Most tests call ``main`` in-process (fast); a few run the real entry points.
 """
 
+import importlib
 import io
 import json
 import pickle
@@ -18,6 +19,7 @@ from sklearn_selective import __version__
 from sklearn_selective._cli import _build_parser, main
 from sklearn_selective.confidence import (
     energy,
+    get_confidence_function,
     logit_pnorm,
     margin,
     max_logit,
@@ -112,6 +114,7 @@ def test_demo_shows_threshold_abstention_metrics_and_saves_a_plot(tmp_path, caps
     [
         (["--n-resamples", "-1"], "--n-resamples"),
         (["--random-state", "-5"], "--random-state"),
+        (["--random-state", str(2**32)], "--random-state"),
         (["--n-resamples", "many"], "--n-resamples"),
         (["--plot", "no/such/folder/plot.png"], "does not exist"),
         (["--plot", "plot.xyz"], "unknown image type"),
@@ -126,11 +129,11 @@ def test_demo_option_errors_are_one_line(capsys, tmp_path, args, message):
 # ----------------------------------------------------------------------------
 # the entry points, help and version
 # ----------------------------------------------------------------------------
-def test_module_entry_point_version_and_usage():
-    result = _run("--version")
-    assert result.returncode == 0 and __version__ in result.stdout
-    result = _run()
-    assert result.returncode == 2 and "usage:" in result.stderr
+def test_version_and_usage(capsys):
+    status, out, _ = _main(capsys, "--version")
+    assert status == 0 and out.strip().endswith(__version__)
+    status, _, err = _main(capsys)
+    assert status == 2 and "usage:" in err
 
 
 def test_console_script_is_declared_and_resolves():
@@ -139,6 +142,7 @@ def test_console_script_is_declared_and_resolves():
     target = project["project"]["scripts"]["sklearn-selective"]
     module, _, function = target.partition(":")
     assert (module, function) == ("sklearn_selective._cli", "main")
+    assert getattr(importlib.import_module(module), function) is main
 
 
 def test_every_option_of_every_command_shows_its_default():
@@ -261,6 +265,9 @@ def test_prediction_files_compare_labels_numerically(tmp_path, capsys):
         [["cat", "dog"], ["0", "1"], [0.9, 0.8]],
     )
     assert "y_true holds text and y_pred numbers" in _error(capsys, "evaluate", path)
+    npz = tmp_path / "p.npz"
+    np.savez(npz, y_true=[0.0, np.nan], y_pred=[0, 1], confidence=[0.9, 0.8])
+    assert "y_true holds NaN" in _error(capsys, "evaluate", npz)
 
 
 # ----------------------------------------------------------------------------
@@ -319,13 +326,14 @@ def test_malformed_npz_is_one_error_line(tmp_path, capsys, case):
 CSV_BROKEN = {
     "missing label column": (
         "label,proba_0,proba_1\n0,0.5,0.5\n",
-        "no label column 'y_true'",
+        "no 'y_true' (found: label, proba_0, proba_1); name the label column",
     ),
     "missing columns": ("y_true,score\n0,0.5\n", "neither proba_<label>"),
     "non-numeric": ("y_true,proba_0,proba_1\n0,0.5,0.5\n1,abc,0.5\n", "line 3: 'abc'"),
     "ragged": ("y_true,y_pred,confidence\n0,1\n", "line 2: 2 fields"),
     "ragged later": ("y_true,y_pred,confidence\n0,1,0.5\n\n0,1\n", "line 4: 2 fields"),
     "empty": ("", "is empty"),
+    "semicolons": ("y_true;proba_0;proba_1\n0;0.5;0.5\n", "separated by ';'"),
     "header only": ("y_true,y_pred,confidence\n", "no data rows"),
     "not probabilities": ("y_true,proba_0,proba_1\n0,0.9,0.9\n", "must sum to 1"),
     "nan confidence": ("y_true,y_pred,confidence\n0,0,0.5\n0,0,nan\n", "line 3: NaN"),
@@ -352,14 +360,14 @@ def test_broken_csv_is_one_error_line(tmp_path, capsys, case):
     assert message in _error(capsys, "evaluate", path, "--n-resamples", "10")
 
 
-def test_bad_files_in_a_subprocess_print_no_traceback(tmp_path):
+def test_module_entry_point_prints_one_error_line_and_no_traceback(tmp_path):
     (tmp_path / "a.npz").write_bytes(b"")
-    (tmp_path / "b.csv").write_text("y_true,y_pred,confidence\n0,1\n")
-    for name in ("a.npz", "b.csv", "c.txt", "missing.csv"):
-        result = _run("evaluate", str(tmp_path / name))
-        assert result.returncode == 2, result.stderr
-        assert result.stderr.startswith("error: ")
-        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    result = _run("evaluate", str(tmp_path / "a.npz"))
+    assert result.returncode == 2
+    assert (
+        result.stderr.startswith("error: ") and "not a readable .npz" in result.stderr
+    )
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 # ----------------------------------------------------------------------------
@@ -460,6 +468,9 @@ def test_single_sigmoid_column_is_a_binary_problem(tmp_path, capsys):
     assert _json(capsys, npz, "--n-resamples", 0)["values"] == pytest.approx(
         expected["values"]
     )
+    np.savez(npz, y_true=np.array(["yes"] * 3), proba=[0.9, 0.8, 0.4],
+             labels=["no", "yes"])  # fmt: skip
+    assert _json(capsys, npz, "--n-resamples", 0)["accuracy"] == pytest.approx(2 / 3)
     three = np.where(y_true == 1, 1, rng.integers(2, 4, size=200) * (y_true == 0))
     _write_csv(one, ["y_true", "proba_1"], [three, p])
     assert "binary problem" in _error(capsys, "evaluate", one)
@@ -526,3 +537,33 @@ def test_evaluate_bad_options(tmp_path, predictions, capsys):
     assert "drop --csf" in _error(capsys, "evaluate", npz, "--csf", "margin")
     message = _error(capsys, "evaluate", npz, "--loss", "brier")
     assert "needs probabilities or logits" in message
+
+
+def test_tiny_files_give_values_and_one_line_warnings(tmp_path, capsys):
+    path = _write_csv(
+        tmp_path / "one.csv", ["y_true", "y_pred", "confidence"], [["0"], ["0"], [0.5]]
+    )
+    assert "--n-resamples 0" in _error(capsys, "evaluate", path)
+    status, out, err = _main(capsys, "evaluate", path, "--n-resamples", "0")
+    assert status == 0 and "nan" in out
+    assert err.startswith("warning: UQ-AUC (failure AUROC): ")
+    assert all(line.startswith("warning: ") for line in err.strip().splitlines())
+
+
+@pytest.mark.parametrize("csf", ["ensemble_msp", "mutual_information", "msp"])
+def test_ensemble_npz_with_ensemble_and_probability_csfs(tmp_path, capsys, csf):
+    rng = np.random.default_rng(3)
+    members = rng.dirichlet(np.ones(3), size=(4, 100))
+    y_true = rng.integers(0, 3, size=100)
+    npz = tmp_path / "e.npz"
+    np.savez(npz, y_true=y_true, proba=members)
+    mean = members.mean(axis=0)
+    function = get_confidence_function(csf)
+    confidence = function(mean if csf == "msp" else members)
+    result = _json(capsys, npz, "--csf", csf, "--metrics", "augrc", "--n-resamples", 0)
+    assert result["values"]["augrc"] == pytest.approx(
+        augrc(y_true, mean.argmax(axis=1), confidence), rel=1e-12
+    )
+    members[2, 7] = [0.5, 0.5, 0.5]
+    np.savez(npz, y_true=y_true, proba=members)
+    assert "member 2, row 7 sums to 1.5" in _error(capsys, "evaluate", npz)
