@@ -57,8 +57,8 @@ def _targets(rng, means, n):
 
 
 METHODS = {
-    "ATC-MC": lambda m: ATCEstimator(m, score="msp"),
-    "ATC-NE": lambda m: ATCEstimator(m, score="negative_entropy"),
+    "ATC-MC": lambda m: ATCEstimator(m, csf="msp"),
+    "ATC-NE": lambda m: ATCEstimator(m, csf="negative_entropy"),
     "ATC-MC boot": lambda m: ATCEstimator(m, n_bootstrap=200, random_state=0),
     "AC": AverageConfidenceEstimator,
     "DoC": DoCEstimator,

@@ -6,6 +6,7 @@ example as a script anyway).
 """
 
 import os
+import sys
 from pathlib import Path
 
 import sklearn_selective
@@ -13,6 +14,7 @@ import sklearn_selective
 # The repository root, found from the (editable) installed package, so that a
 # copy of docs/ elsewhere still finds the examples.
 ROOT = Path(sklearn_selective.__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 project = "sklearn-selective"
 author = "the sklearn-selective developers"
@@ -45,7 +47,7 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_gallery_order.GalleryOrder",
 }
 
 html_theme = "pydata_sphinx_theme"

@@ -66,8 +66,8 @@ def shifted_targets(rng, means):
 
 
 methods = {
-    "ATC-MC": lambda m: ATCEstimator(m, score="msp"),
-    "ATC-NE": lambda m: ATCEstimator(m, score="negative_entropy"),
+    "ATC-MC": lambda m: ATCEstimator(m, csf="msp"),
+    "ATC-NE": lambda m: ATCEstimator(m, csf="negative_entropy"),
     "ATC-MC, 200 bootstraps": lambda m: ATCEstimator(
         m, n_bootstrap=200, random_state=0
     ),
@@ -145,7 +145,7 @@ proba_target = binary_model.predict_proba(X_all[2 * N :] * 1.3)  # a scaling shi
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
     estimates = {
-        score: atc_accuracy(y_all[N : 2 * N], proba_source, proba_target, score=score)
+        score: atc_accuracy(y_all[N : 2 * N], proba_source, proba_target, csf=score)
         for score in get_confidence_function_names()
         if get_confidence_function(score).model_output == "predict_proba"
     }

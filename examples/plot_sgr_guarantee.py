@@ -3,18 +3,19 @@
 A risk guarantee in practice: how often does it hold?
 =====================================================
 
-``SelectiveClassifier(..., target_risk=r, delta=d)`` runs SGR (Geifman &
-El-Yaniv 2017): it certifies a threshold whose selective risk on new data is at
-most ``r`` with probability at least ``1 - d`` **over the draw of the calibration
-data**. This example checks that promise by simulation and contrasts it with the
-empirical policy ``target_risk=r`` alone, which only matches the risk on the
-calibration data.
+``SelectiveClassifier(..., target_risk=r, confidence_level=c)`` runs SGR
+(Geifman & El-Yaniv 2017): it certifies a threshold whose selective risk on new
+data is at most ``r`` with probability at least ``c`` **over the draw of the
+calibration data**. This example checks that promise by simulation and
+contrasts it with the empirical policy ``target_risk=r`` alone, which only
+matches the risk on the calibration data.
 
 Settings: a 3-class Gaussian mixture in 5 dimensions; a logistic regression
 trained once on 3000 samples and frozen (the guarantee holds only for the model
 whose scores were certified); 300 independent calibration sets of 1000 samples;
 the "true" selective risk of each fitted threshold measured on 200,000 fresh
-samples from the same distribution; ``r = 0.05``, ``d = 0.1``.
+samples from the same distribution; ``r = 0.05``, ``c = 0.9`` (so the target
+may fail in at most 10 % of the calibration draws).
 """
 
 # %%
@@ -57,19 +58,21 @@ def true_selective_risk(threshold):
 # %%
 # Repeated calibration
 # --------------------
-target, delta, n_repeats = 0.05, 0.1, 300
-results = {"SGR (delta = 0.1)": [], "empirical (no delta)": []}
+target, confidence_level, n_repeats = 0.05, 0.9, 300
+results = {"SGR (confidence_level 0.9)": [], "empirical (no guarantee)": []}
 for _ in range(n_repeats):
     X_cal, y_cal = sample(1000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # rare: nothing certifiable
-        sgr = SelectiveClassifier(model, target_risk=target, delta=delta)
+        sgr = SelectiveClassifier(
+            model, target_risk=target, confidence_level=confidence_level
+        )
         sgr.fit(X_cal, y_cal)
     empirical = SelectiveClassifier(model, target_risk=target).fit(X_cal, y_cal)
-    results["SGR (delta = 0.1)"].append(
+    results["SGR (confidence_level 0.9)"].append(
         (*true_selective_risk(sgr.threshold_), sgr.risk_bound_)
     )
-    results["empirical (no delta)"].append(
+    results["empirical (no guarantee)"].append(
         (*true_selective_risk(empirical.threshold_), np.nan)
     )
 
@@ -78,11 +81,11 @@ for name, rows in results.items():
     violated = np.mean(risk > target)
     standard_error = np.sqrt(violated * (1 - violated) / n_repeats)
     print(
-        f"{name:<22} target violated in {violated:.1%} (+- {standard_error:.1%}) "
+        f"{name:<26} target violated in {violated:.1%} (+- {standard_error:.1%}) "
         f"of the runs; mean true risk {risk.mean():.4f}, "
         f"mean coverage {coverage.mean():.3f}"
     )
-bounds = np.asarray(results["SGR (delta = 0.1)"])[:, 2]
+bounds = np.asarray(results["SGR (confidence_level 0.9)"])[:, 2]
 print(f"certified bounds risk_bound_: median {np.nanmedian(bounds):.4f} (< {target})")
 
 # %%
@@ -109,11 +112,12 @@ plt.show()
 # %%
 # What the guarantee does not promise
 # -----------------------------------
-# * It is a statement over calibration draws: in a fraction of about ``delta``
-#   of them the certified threshold is too low. Which draw you got is unknown.
+# * It is a statement over calibration draws: in a fraction of up to
+#   ``1 - confidence_level`` of them the certified threshold is too low. Which
+#   draw you got is unknown.
 # * It holds for the certified model only. Refitting the model afterwards (or
 #   pooling out-of-fold scores of several models) voids it, which is why
-#   ``SelectiveClassifier`` refuses ``delta`` unless the model is frozen or
+#   ``SelectiveClassifier`` refuses ``confidence_level`` unless the model is frozen or
 #   ``cv`` is a single split with ``refit=False``.
 # * It assumes new data from the calibration distribution; after a shift it
 #   says nothing (see the ATC example for monitoring without labels).

@@ -13,6 +13,8 @@ from ._accuracy import (
     average_confidence_accuracy,
     doc_accuracy,
 )
+from ._monitor import PerformanceMonitor
+from ._monitor_result import MonitoringResult
 from ._plot import RiskCoverageDisplay
 from ._selective import SelectiveClassifier
 
@@ -22,6 +24,8 @@ __all__ = [
     "ATCEstimator",
     "AverageConfidenceEstimator",
     "DoCEstimator",
+    "MonitoringResult",
+    "PerformanceMonitor",
     "RiskCoverageDisplay",
     "SelectiveClassifier",
     "__version__",

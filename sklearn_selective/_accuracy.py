@@ -1,394 +1,36 @@
-"""Label-free accuracy estimation under shift: ATC and its baselines.
+"""Label-free accuracy estimation under shift: the estimators.
 
-The functional forms (:func:`atc_accuracy`, :func:`average_confidence_accuracy`,
-:func:`doc_accuracy`) take probabilities; the estimators fit a scikit-learn
-classifier and collect its held-out source scores exactly as
-:class:`~sklearn_selective.SelectiveClassifier` does.
+:class:`ATCEstimator`, :class:`AverageConfidenceEstimator` and
+:class:`DoCEstimator` fit a scikit-learn classifier and collect its held-out
+source scores exactly as :class:`~sklearn_selective.SelectiveClassifier` does;
+the arithmetic on scores lives in :mod:`._accuracy_functions`.
 """
 
-import warnings
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.utils import check_array, column_or_1d
-from sklearn.utils._param_validation import (
-    HasMethods,
-    Interval,
-    RealNotInt,
-    validate_params,
-)
+from sklearn.utils import column_or_1d
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
+from ._accuracy_functions import (  # noqa: F401 (array-level API of the monitor)
+    _atc_interval,
+    _atc_thresholds,
+    _doc_estimate,
+    _fit_atc,
+    _SortedScores,
+    _target_seed,
+    atc_accuracy,
+    average_confidence_accuracy,
+    doc_accuracy,
+)
 from ._held_out import HeldOutScoresMixin
-from .confidence import get_confidence_function, predict_with_confidence
-from .confidence._functions import model_output_of
-from .metrics._bootstrap import _bootstrap_indices, _check_generator, _counts
-from .metrics._core import group_ties
+from .confidence import predict_with_confidence
 from .metrics._docstrings import fill_doc
 from .metrics._validation import _check_sample_weight
-
-# ----------------------------------------------------------------------------
-# The ATC rule on score arrays (batched over weight vectors)
-# ----------------------------------------------------------------------------
-
-
-def _atc_thresholds(groups, correct, weights):
-    """ATC thresholds ([ATC] Eq. 2) for one or a batch of weight vectors.
-
-    ``t`` is the observed score whose share of source weight strictly below it
-    is closest to the source error; ties of that distance go to the lowest
-    score. Scores are grouped by value, so tied scores are one candidate.
-    ``weights`` has shape ``(n,)`` or ``(b, n)``; a candidate must carry
-    weight (for a bootstrap resample: it must have been drawn). ``groups`` are
-    the tie groups of the scores (sorted once for every weight vector).
-    """
-    group_weight = groups.weight(weights)
-    group_errors = groups.sum(weights * (1.0 - correct))
-    total = group_weight.sum(axis=-1, keepdims=True)
-    error = group_errors.sum(axis=-1, keepdims=True) / total
-    below = (np.cumsum(group_weight, axis=-1) - group_weight) / total
-    distance = np.where(group_weight > 0, np.abs(error - below), np.inf)
-    return groups.values[np.argmin(distance, axis=-1)]
-
-
-class _SortedScores:
-    """Target scores sorted once; weighted share at or above any thresholds."""
-
-    def __init__(self, scores, sample_weight):
-        order = np.argsort(scores)
-        self.scores = scores[order]
-        weight = (
-            np.ones_like(self.scores) if sample_weight is None else sample_weight[order]
-        )
-        self.weight_below = np.concatenate([[0.0], np.cumsum(weight)])
-
-    def share_at_or_above(self, thresholds):
-        index = np.searchsorted(self.scores, thresholds, side="left")
-        total = self.weight_below[-1]
-        return (total - self.weight_below[index]) / total
-
-
-def _warn_degenerate_source(accuracy):
-    if accuracy in (0.0, 1.0):
-        outcome = "correct" if accuracy == 1.0 else "wrong"
-        where = "lowest" if accuracy == 1.0 else "highest"
-        warnings.warn(
-            f"Every source prediction is {outcome}: the ATC threshold is the "
-            f"{where} source score, so the estimate only reflects target scores "
-            "outside the source range. Use more (or harder) source data.",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-def _fit_atc(scores, correct, sample_weight, n_bootstrap, random_state):
-    """Point threshold, bootstrap thresholds and the source accuracy."""
-    weights = np.ones_like(scores) if sample_weight is None else sample_weight
-    accuracy = float(np.average(correct, weights=weights))
-    _warn_degenerate_source(accuracy)
-    groups = group_ties(scores)
-    threshold = float(_atc_thresholds(groups, correct, weights))
-    if n_bootstrap == 0:
-        return threshold, np.array([threshold]), accuracy
-    rng = _check_generator(random_state)
-    blocks = []
-    for indices in _bootstrap_indices(rng, scores.shape[0], n_bootstrap):
-        counts = _counts(indices, scores.shape[0]) * weights
-        blocks.append(_atc_thresholds(groups, correct, counts))
-    return threshold, np.concatenate(blocks), accuracy
-
-
-def _interval(values, confidence_level):
-    tail = (1 - confidence_level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
-    return float(low), float(high)
-
-
-# ----------------------------------------------------------------------------
-# Functional forms
-# ----------------------------------------------------------------------------
-def _probability_csf(score):
-    if model_output_of(score) != "predict_proba":
-        raise ValueError(
-            f"score={score!r} reads {model_output_of(score)}; from probabilities "
-            "only a probability-based score function can be computed (e.g. 'msp', "
-            "'negative_entropy'). Use ATCEstimator with a fitted model instead."
-        )
-    return get_confidence_function(score)
-
-
-def _source_predictions(y_source, proba_source, labels):
-    y_source = column_or_1d(y_source, dtype=None)
-    proba_source = check_array(proba_source, input_name="proba_source")
-    if proba_source.shape[0] != y_source.shape[0]:
-        raise ValueError(
-            f"y_source and proba_source must have the same number of samples; got "
-            f"{y_source.shape[0]} and {proba_source.shape[0]}."
-        )
-    labels = np.unique(y_source) if labels is None else np.asarray(labels)
-    if labels.shape[0] != proba_source.shape[1]:
-        raise ValueError(
-            f"proba_source has {proba_source.shape[1]} columns but there are "
-            f"{labels.shape[0]} labels ({labels.tolist()}); pass labels= with the "
-            "class of each column (e.g. the model's classes_)."
-        )
-    unseen = ~np.isin(y_source, labels)
-    if unseen.any():
-        raise ValueError(
-            f"y_source contains labels absent from labels: "
-            f"{np.unique(y_source[unseen]).tolist()}."
-        )
-    correct = (labels[proba_source.argmax(axis=1)] == y_source).astype(np.float64)
-    return proba_source, correct
-
-
-def _check_target(proba_target, proba_source):
-    proba_target = check_array(proba_target, input_name="proba_target")
-    if proba_target.shape[1] != proba_source.shape[1]:
-        raise ValueError(
-            f"proba_target has {proba_target.shape[1]} columns, proba_source "
-            f"{proba_source.shape[1]}: both must hold the same classes."
-        )
-    return proba_target
-
-
-_FUNCTIONAL_CONSTRAINTS = {
-    "y_source": ["array-like"],
-    "proba_source": ["array-like"],
-    "proba_target": ["array-like"],
-    "labels": ["array-like", None],
-    "sample_weight": ["array-like", None],
-    "target_sample_weight": ["array-like", None],
-}
-
-
-@validate_params(
-    {**_FUNCTIONAL_CONSTRAINTS, "score": [str, callable], "score_params": [dict, None]},
-    prefer_skip_nested_validation=True,
-)
-def atc_accuracy(
-    y_source,
-    proba_source,
-    proba_target,
-    *,
-    score="msp",
-    score_params=None,
-    labels=None,
-    sample_weight=None,
-    target_sample_weight=None,
-):
-    """Average Thresholded Confidence: target accuracy from source labels only.
-
-    On labelled source data, the threshold ``t`` is the observed score whose
-    share of source samples scoring below it is closest to the source error
-    ([ATC] Eq. 1-2; tied scores form one candidate, ties of the distance go to
-    the lowest score). The estimated target accuracy is the share of target
-    samples scoring ``>= t`` (one minus [ATC] Eq. 3).
-
-    Parameters
-    ----------
-    y_source : array-like of shape (n_source,)
-        True labels of the source (validation) samples.
-
-    proba_source : array-like of shape (n_source, n_classes)
-        The model's class probabilities on the source samples; the prediction
-        is their argmax.
-
-    proba_target : array-like of shape (n_target, n_classes)
-        Class probabilities on the unlabelled target samples.
-
-    score : str or callable, default="msp"
-        A probability-based score function of
-        :mod:`sklearn_selective.confidence`: ``"msp"`` is ATC-MC and
-        ``"negative_entropy"`` ATC-NE of Garg et al.
-
-    score_params : dict, default=None
-        Keyword arguments of the score function.
-
-    labels : array-like of shape (n_classes,), default=None
-        The class of each probability column; defaults to the sorted unique
-        values of ``y_source``.
-
-    sample_weight : array-like of shape (n_source,), default=None
-        Source sample weights.
-
-    target_sample_weight : array-like of shape (n_target,), default=None
-        Target sample weights.
-
-    Returns
-    -------
-    accuracy : float
-        The estimated target accuracy, in ``[0, 1]``.
-
-    Warns
-    -----
-    UserWarning
-        When every source prediction is correct (or wrong): the threshold is
-        then the lowest (highest) source score and the estimate only counts
-        target samples scoring outside the source range as errors (correct).
-
-    See Also
-    --------
-    ATCEstimator : The same from a fitted model, with bootstrap averaging.
-    average_confidence_accuracy, doc_accuracy : Baselines.
-
-    References
-    ----------
-    .. [1] S. Garg, S. Balakrishnan, Z. C. Lipton, B. Neyshabur, H. Sedghi.
-       *Leveraging Unlabeled Data to Predict Out-of-Distribution Performance.*
-       ICLR 2022.
-    .. [2] M. Maaz, R. Qiao, Y. Zhou, R. Zhang. *On Orderings of Probability
-       Vectors and Unsupervised Performance Estimation*, Eq. 1-3.
-
-    Examples
-    --------
-    >>> from sklearn_selective import atc_accuracy
-    >>> y_source = [0, 0, 1, 1]
-    >>> proba_source = [[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.55, 0.45]]
-    >>> proba_target = [[0.95, 0.05], [0.5, 0.5], [0.2, 0.8], [0.58, 0.42]]
-    >>> atc_accuracy(y_source, proba_source, proba_target)
-    0.5
-    """
-    proba_source, correct = _source_predictions(y_source, proba_source, labels)
-    proba_target = _check_target(proba_target, proba_source)
-    function = _probability_csf(score)
-    scores = function(proba_source, **(score_params or {}))
-    target_scores = function(proba_target, **(score_params or {}))
-    sample_weight = _check_sample_weight(sample_weight, scores.shape[0])
-    target_weight = _check_sample_weight(target_sample_weight, target_scores.shape[0])
-    threshold, _, _ = _fit_atc(scores, correct, sample_weight, 0, None)
-    return float(
-        _SortedScores(target_scores, target_weight).share_at_or_above(threshold)
-    )
-
-
-@validate_params(
-    {"proba_target": ["array-like"], "target_sample_weight": ["array-like", None]},
-    prefer_skip_nested_validation=True,
-)
-def average_confidence_accuracy(proba_target, *, target_sample_weight=None):
-    """Average confidence: the mean maximum probability on the target.
-
-    The simplest label-free estimate; right only for a calibrated model whose
-    calibration survives the shift.
-
-    Parameters
-    ----------
-    proba_target : array-like of shape (n_target, n_classes)
-        Class probabilities on the unlabelled target samples.
-
-    target_sample_weight : array-like of shape (n_target,), default=None
-        Target sample weights.
-
-    Returns
-    -------
-    accuracy : float
-        The weighted mean of ``max_j p_j`` over the target.
-
-    See Also
-    --------
-    atc_accuracy : Average thresholded confidence.
-    AverageConfidenceEstimator : The same from a fitted model.
-
-    References
-    ----------
-    .. [1] D. Hendrycks, K. Gimpel. *A Baseline for Detecting Misclassified and
-       Out-of-Distribution Examples in Neural Networks.* ICLR 2017.
-
-    Examples
-    --------
-    >>> from sklearn_selective import average_confidence_accuracy
-    >>> average_confidence_accuracy([[0.9, 0.1], [0.6, 0.4]])
-    0.75
-    """
-    confidence = get_confidence_function("msp")(proba_target)
-    weight = _check_sample_weight(target_sample_weight, confidence.shape[0])
-    return float(np.average(confidence, weights=weight))
-
-
-@validate_params(_FUNCTIONAL_CONSTRAINTS, prefer_skip_nested_validation=True)
-def doc_accuracy(
-    y_source,
-    proba_source,
-    proba_target,
-    *,
-    labels=None,
-    sample_weight=None,
-    target_sample_weight=None,
-):
-    """Difference of confidences (DoC): source accuracy shifted by the change
-    in average confidence.
-
-    ``acc_target = acc_source - (mean MSP on source - mean MSP on target)``,
-    clipped to ``[0, 1]`` (Guillory et al. 2021, the form without a fitted
-    regression, which needs several labelled shifted sets).
-
-    Parameters
-    ----------
-    y_source : array-like of shape (n_source,)
-        True labels of the source (validation) samples.
-
-    proba_source : array-like of shape (n_source, n_classes)
-        Class probabilities on the source samples.
-
-    proba_target : array-like of shape (n_target, n_classes)
-        Class probabilities on the unlabelled target samples.
-
-    labels : array-like of shape (n_classes,), default=None
-        The class of each probability column; defaults to the sorted unique
-        values of ``y_source``.
-
-    sample_weight : array-like of shape (n_source,), default=None
-        Source sample weights.
-
-    target_sample_weight : array-like of shape (n_target,), default=None
-        Target sample weights.
-
-    Returns
-    -------
-    accuracy : float
-        The estimated target accuracy.
-
-    See Also
-    --------
-    atc_accuracy : Average thresholded confidence.
-    DoCEstimator : The same from a fitted model.
-
-    References
-    ----------
-    .. [1] D. Guillory, V. Shankar, S. Ebrahimi, T. Darrell, L. Schmidt.
-       *Predicting with Confidence on Unseen Distributions.* ICCV 2021.
-
-    Examples
-    --------
-    >>> from sklearn_selective import doc_accuracy
-    >>> y_source = [0, 1]
-    >>> proba_source = [[0.9, 0.1], [0.4, 0.6]]
-    >>> round(doc_accuracy(y_source, proba_source, [[0.7, 0.3], [0.5, 0.5]]), 4)
-    0.85
-    """
-    proba_source, correct = _source_predictions(y_source, proba_source, labels)
-    proba_target = _check_target(proba_target, proba_source)
-    msp = get_confidence_function("msp")
-    source_confidence, target_confidence = msp(proba_source), msp(proba_target)
-    source_weight = _check_sample_weight(sample_weight, correct.shape[0])
-    target_weight = _check_sample_weight(
-        target_sample_weight, target_confidence.shape[0]
-    )
-    return _doc_estimate(
-        np.average(correct, weights=source_weight),
-        np.average(source_confidence, weights=source_weight),
-        np.average(target_confidence, weights=target_weight),
-    )
-
-
-def _doc_estimate(source_accuracy, source_confidence, target_confidence):
-    """Source accuracy minus the drop in mean confidence, clipped to [0, 1]."""
-    accuracy = source_accuracy - (source_confidence - target_confidence)
-    return float(np.clip(accuracy, 0.0, 1.0))
 
 
 # ----------------------------------------------------------------------------
@@ -407,7 +49,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         "random_state": ["random_state"],
     }
 
-    def _score_function(self):
+    def _csf(self):
         return "msp", {}
 
     def _base_estimator(self):
@@ -444,9 +86,9 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         y = column_or_1d(y, warn=True)
         sample_weight = _check_sample_weight(sample_weight, y.shape[0])
         routed = self._fit_params(sample_weight, fit_params)
-        score, score_params = self._score_function()
+        csf, csf_params = self._csf()
         held_out = self._fit_held_out(
-            X, y, routed, score, score_params, estimator=self._base_estimator()
+            X, y, routed, csf, csf_params, estimator=self._base_estimator()
         )
         self.estimator_ = held_out.estimator
         self.classes_ = self.estimator_.classes_
@@ -455,10 +97,51 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         self._fit_source(held_out.confidence, correct, weights)
         return self
 
+    def score(self, X, y, sample_weight=None):
+        """Negative absolute error of the accuracy estimate on labelled data.
+
+        An accuracy estimator's task is to estimate the classifier's accuracy,
+        so its score (greater is better, as for every scikit-learn ``score``)
+        is ``-|estimate_accuracy(X) - accuracy of estimator_ on (X, y)|``.
+        This lets :class:`~sklearn.model_selection.GridSearchCV` choose, e.g.,
+        ``csf`` or ``n_bootstrap`` by estimation error; score on labelled
+        *shifted* data when the estimator is meant for shifts (i.i.d.
+        cross-validation folds only measure the no-shift error). The
+        classifier's own accuracy is ``estimator_.score(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Labelled target samples.
+
+        y : array-like of shape (n_samples,)
+            Their true labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, for the estimate and the true accuracy alike.
+
+        Returns
+        -------
+        score : float
+            ``-|estimated - true accuracy|``, at most 0.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        y = column_or_1d(y, dtype=None)
+        y_pred = self.estimator_.predict(X)
+        if y.shape[0] != y_pred.shape[0]:
+            raise ValueError(
+                f"y has {y.shape[0]} labels but X has {y_pred.shape[0]} samples; "
+                "pass one label per sample."
+            )
+        weight = _check_sample_weight(sample_weight, y.shape[0])
+        accuracy = np.average(y_pred == y, weights=weight)
+        estimate = self.estimate_accuracy(X, sample_weight=weight)
+        return -float(abs(estimate - accuracy))
+
     def _target_scores(self, X, sample_weight):
         check_is_fitted(self, self._fitted_attribute)
-        score, score_params = self._score_function()
-        _, confidence = predict_with_confidence(self.estimator_, X, score, score_params)
+        csf, csf_params = self._csf()
+        _, confidence = predict_with_confidence(self.estimator_, X, csf, csf_params)
         return confidence, _check_sample_weight(sample_weight, confidence.shape[0])
 
 
@@ -480,12 +163,12 @@ class ATCEstimator(_BaseAccuracyEstimator):
             :class:`~sklearn.frozen.FrozenEstimator` (then all of ``fit``'s data
             is source validation data).
 
-        score : str or callable, default="msp"
+        csf : str or callable, default="msp"
             Any score function of :mod:`sklearn_selective.confidence` (ATC-MC is
             ``"msp"``, ATC-NE ``"negative_entropy"``). In binary problems every
             probability-based score gives the same estimate (Theorem 1).
 
-        score_params : dict, default=None
+        csf_params : dict, default=None
             Keyword arguments of the score function.
 
         n_bootstrap : int, default=0
@@ -571,8 +254,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
     _parameter_constraints: dict = {
         **_BaseAccuracyEstimator._parameter_constraints,
-        "score": [str, callable],
-        "score_params": [dict, None],
+        "csf": [str, callable],
+        "csf_params": [dict, None],
         "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
         "temperature_scaling": ["boolean"],
     }
@@ -581,8 +264,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self,
         estimator,
         *,
-        score="msp",
-        score_params=None,
+        csf="msp",
+        csf_params=None,
         n_bootstrap=0,
         temperature_scaling=False,
         cv=None,
@@ -591,8 +274,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         random_state=None,
     ):
         self.estimator = estimator
-        self.score = score
-        self.score_params = score_params
+        self.csf = csf
+        self.csf_params = csf_params
         self.n_bootstrap = n_bootstrap
         self.temperature_scaling = temperature_scaling
         self.cv = cv
@@ -600,8 +283,8 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _score_function(self):
-        return self.score, self.score_params or {}
+    def _csf(self):
+        return self.csf, self.csf_params or {}
 
     def _base_estimator(self):
         if self.temperature_scaling:
@@ -612,6 +295,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self.threshold_, self.thresholds_, self.source_accuracy_ = _fit_atc(
             scores, correct, sample_weight, self.n_bootstrap, self.random_state
         )
+        self._target_seed = _target_seed(self.random_state)
 
     def predict_correct(self, X):
         """Whether each target prediction counts as correct in the estimate.
@@ -649,9 +333,20 @@ class ATCEstimator(_BaseAccuracyEstimator):
             Target sample weights.
 
         return_interval : bool, default=False
-            Also return the percentile interval of the bootstrap estimates
-            (needs ``n_bootstrap > 0``). It reflects the uncertainty of the
-            source threshold, not the sampling of the target set.
+            Also return a percentile bootstrap interval (needs
+            ``n_bootstrap > 0``) for the **population accuracy on the target
+            distribution**: the accuracy the classifier would have on an
+            unlimited number of new samples drawn like ``X``. Each of the
+            ``n_bootstrap`` bootstrap thresholds of the source is paired with
+            a bootstrap resample of the target samples, so the interval
+            includes both the uncertainty of the threshold (finite source
+            data) and the sampling of the target set. It assumes what ATC
+            assumes (the shift keeps the link between score and correctness);
+            it does not cover the error of a shift that breaks it, and it is
+            not an interval for the accuracy on these particular samples,
+            whose realised correctness varies around the population value.
+            The resamples are drawn from ``random_state`` (reproducible for an
+            integer).
 
         confidence_level : float in (0, 1), default=0.95
             Level of the interval.
@@ -680,7 +375,11 @@ class ATCEstimator(_BaseAccuracyEstimator):
         estimates = sorted_scores.share_at_or_above(self.thresholds_)
         estimate = float(estimates.mean())
         if return_interval:
-            return estimate, _interval(estimates, confidence_level)
+            rng = np.random.default_rng(self._target_seed)
+            interval = _atc_interval(
+                self.thresholds_, scores, weight, rng, confidence_level
+            )
+            return estimate, interval
         return estimate
 
 

@@ -1,5 +1,7 @@
 """The main demo: the whole product on the digits dataset bundled with scikit-learn."""
 
+import sys
+
 import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
@@ -7,7 +9,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from ._evaluate import InputError, save_risk_coverage_plot
+from ._evaluate import InputError, check_plot_path, save_risk_coverage_plot
 from ._report import format_table, metric_rows, parse_metrics
 from ._selective import SelectiveClassifier
 from .confidence import predict_with_confidence
@@ -18,8 +20,18 @@ _DEMO_METRICS = "aurc,aurc_log,e_aurc,augrc,uq_auc,uq_c_index,risk@0.8,coverage@
 def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=print):
     """Fit a selective classifier on digits, abstain, report and plot.
 
-    Returns 0 (the process exit status).
+    Returns the process exit status: 0, or 2 with one ``error:`` line on
+    stderr when the plot cannot be saved where asked.
     """
+    try:
+        if plot:
+            check_plot_path(plot)
+    except InputError as error:
+        if "matplotlib" not in str(error):
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        out(f"(No plot: {error}.)")
+        plot = ""
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.5, stratify=y, random_state=random_state
@@ -35,7 +47,11 @@ def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=pri
         "SelectiveClassifier(StandardScaler + LogisticRegression, csf='msp', "
         "target_coverage=0.9): threshold fitted on 5-fold out-of-fold confidences."
     )
-    out(f"  validation coverage {clf.coverage_:.3f}, selective risk {clf.risk_:.4f}")
+    out(
+        f"  fitted threshold {clf.threshold_:.4f} (accept when the confidence is "
+        f">= it): validation coverage {clf.coverage_:.3f}, selective risk "
+        f"{clf.risk_:.4f}"
+    )
 
     y_abstain = clf.predict(X_test)
     accepted = y_abstain != -1
@@ -56,12 +72,10 @@ def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=pri
         n_resamples=n_resamples,
         random_state=random_state,
     )
-    out(f"\nMetrics on the test set ({n_resamples} bootstrap resamples):")
+    resamples = f"{n_resamples} bootstrap resamples" if n_resamples else "no intervals"
+    out(f"\nMetrics on the test set ({resamples}):")
     out(format_table(rows))
     if plot:
-        try:
-            save_risk_coverage_plot(y_test, y_pred, confidence, plot, "MSP")
-            out(f"\nRisk-coverage plot saved to {plot}")
-        except InputError as error:
-            out(f"\n(No plot: {error}.)")
+        save_risk_coverage_plot(y_test, y_pred, confidence, plot, "MSP")
+        out(f"\nRisk-coverage plot saved to {plot}")
     return 0

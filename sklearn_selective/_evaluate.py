@@ -1,201 +1,347 @@
-"""``python -m sklearn_selective evaluate FILE``: metrics of a file of predictions.
+"""``sklearn-selective evaluate FILE``: metrics of a file of predictions.
 
 The file (``.csv`` with a header row, or ``.npz``) holds the true labels and
-either class probabilities (columns ``proba_<label>`` / array ``proba``) or a
-prediction and a confidence per sample (columns / arrays ``y_pred`` and
-``confidence``). Every problem with the file is reported as one line on stderr
-with exit status 2.
+one of: class probabilities (columns ``proba_<label>`` / array ``proba``),
+logits (columns ``logit_<label>`` / array ``logits``), or a prediction and a
+confidence per sample (columns / arrays ``y_pred`` and ``confidence``). Every
+problem with the file or the options is reported as one line on stderr with
+exit status 2.
 """
 
-import csv
 import sys
+import time
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
+from ._cli_files import InputError, read_csv, read_npz
+from ._cli_predictions import (
+    Predictions,
+    Scores,
+    align_pred,
+    build_predictions,
+)
 from ._report import (
-    DEFAULT_METRICS,
     METRIC_HELP,
-    format_table,
+    default_metrics,
+    format_rows,
     metric_rows,
     parse_metrics,
 )
-from .confidence import get_confidence_function
+from .confidence import get_confidence_function_names
+from .confidence._functions import model_output_of
+
+__all__ = ["InputError", "add_arguments", "run_evaluate"]
+
+_READERS = {".csv": read_csv, ".npz": read_npz}
 
 
-class InputError(Exception):
-    """A problem with the user's file or options, reported without traceback."""
+def _column(table, name, what):
+    if name not in table.columns:
+        raise InputError(
+            f"{table.path} has no {what} {name!r} (found: "
+            f"{', '.join(table.columns)}); name it with --label-column"
+            if what == "label column"
+            else f"{table.path} has no {what} {name!r}"
+        )
+    values = table.columns[name]
+    if values.ndim != 1:
+        raise InputError(
+            f"{table.path}: {name!r} must be one-dimensional (one value per "
+            f"sample); it has shape {values.shape}"
+        )
+    return values
 
 
-class Predictions(NamedTuple):
-    y_true: np.ndarray
-    y_pred: np.ndarray
-    confidence: np.ndarray
-    proba: np.ndarray | None
-    labels: np.ndarray | None
-
-
-def _numbers(values, where):
-    """Float array from strings; InputError naming the first non-number."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except ValueError:
-        for line, value in enumerate(values, start=2):
-            try:
-                float(value)
-            except ValueError:
-                raise InputError(
-                    f"{where}, line {line}: {value!r} is not a number"
-                ) from None
-        raise
-    if not np.isfinite(array).all():
-        raise InputError(f"{where} contains NaN or infinity")
-    return array
-
-
-def _read_csv(path, options):
-    with open(path, newline="") as handle:
-        rows = list(csv.reader(handle))
-    if not rows:
-        raise InputError(f"{path} is empty")
-    header = [name.strip() for name in rows[0]]
-    body = rows[1:]
-    if not body:
-        raise InputError(f"{path} has a header but no data rows")
-    for line, row in enumerate(body, start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
+def _csv_scores(table, options):
+    """Scores from proba_<label> or logit_<label> columns (None if there are none)."""
+    found = {}
+    for kind, prefix in (
+        ("proba", options.proba_prefix),
+        ("logits", options.logit_prefix),
+    ):
+        names = [name for name in table.columns if name.startswith(prefix)]
+        if names:
+            labels = np.asarray([name[len(prefix) :] for name in names])
+            values = np.column_stack(
+                [_numeric(table, name, table.columns[name]) for name in names]
             )
-    columns = {name: [row[i].strip() for row in body] for i, name in enumerate(header)}
-    if options.label_column not in columns:
-        raise InputError(
-            f"{path} has no label column {options.label_column!r} (columns: "
-            f"{', '.join(header)}); name it with --label-column"
-        )
-    y_true = np.asarray(columns[options.label_column])
-    proba_columns = [name for name in header if name.startswith(options.proba_prefix)]
-    if proba_columns:
-        labels = np.asarray(
-            [name[len(options.proba_prefix) :] for name in proba_columns]
-        )
-        proba = np.column_stack(
-            [_numbers(columns[name], f"column {name!r}") for name in proba_columns]
-        )
-        return y_true, None, None, proba, labels
-    missing = [
-        name
-        for name in (options.pred_column, options.confidence_column)
-        if name not in columns
-    ]
-    if missing:
-        raise InputError(
-            f"{path} has neither probability columns ({options.proba_prefix}<label>) "
-            f"nor the column(s) {', '.join(map(repr, missing))} (columns: "
-            f"{', '.join(header)})"
-        )
-    confidence = _numbers(
-        columns[options.confidence_column], f"column {options.confidence_column!r}"
-    )
-    return y_true, np.asarray(columns[options.pred_column]), confidence, None, None
+            found[kind] = Scores(kind, values, labels, f"columns {prefix}<label>")
+    return found
 
 
-def _read_npz(path, options):
-    try:
-        arrays = dict(np.load(path, allow_pickle=False))
-    except (OSError, ValueError) as error:
-        raise InputError(f"{path} is not a readable .npz file ({error})") from None
-    if "y_true" not in arrays:
-        raise InputError(f"{path} has no array 'y_true' (arrays: {', '.join(arrays)})")
-    y_true = arrays["y_true"]
-    if "proba" in arrays:
-        proba = arrays["proba"]
-        if proba.dtype.kind not in "fiu" or proba.ndim != 2:
-            raise InputError(f"{path}: 'proba' must be a numeric (n, k) array")
-        labels = arrays.get("labels", np.arange(proba.shape[1]))
-        return y_true, None, None, proba.astype(np.float64), labels
-    missing = [name for name in ("y_pred", "confidence") if name not in arrays]
-    if missing:
-        raise InputError(
-            f"{path} has neither 'proba' nor {', '.join(map(repr, missing))} "
-            f"(arrays: {', '.join(arrays)})"
-        )
-    confidence = arrays["confidence"]
-    if confidence.dtype.kind not in "fiu":
-        raise InputError(f"{path}: 'confidence' must be numeric")
-    return y_true, arrays["y_pred"], confidence.astype(np.float64), None, None
+def _npz_scores(table, options):
+    found = {}
+    for kind in ("proba", "logits"):
+        if kind not in table.columns:
+            continue
+        values = table.columns[kind]
+        if values.ndim not in (1, 2) or values.dtype.kind not in "biuf":
+            raise InputError(
+                f"{table.path}: {kind!r} must be a numeric array of shape "
+                f"(n_samples, n_classes) or (n_samples,); got {values.dtype} "
+                f"of shape {values.shape}"
+            )
+        n_columns = 2 if values.ndim == 1 else values.shape[1]
+        labels = table.columns.get("labels", np.arange(max(n_columns, 2)))
+        if labels.ndim != 1:
+            raise InputError(f"{table.path}: 'labels' must be one-dimensional")
+        if values.ndim == 1 and labels.shape[0] != 2:
+            raise InputError(
+                f"{table.path}: a one-dimensional {kind!r} describes a binary "
+                f"problem, but 'labels' has {labels.shape[0]} entries; give 2"
+            )
+        if values.ndim == 2 and n_columns != 1 and labels.shape[0] != n_columns:
+            raise InputError(
+                f"{table.path}: 'labels' has {labels.shape[0]} entries but "
+                f"{kind!r} has {n_columns} columns; give one label per column"
+            )
+        if values.ndim == 2 and n_columns == 1:
+            labels = labels[-1:] if labels.shape[0] == 2 else np.asarray([1])
+        found[kind] = Scores(kind, values, labels, f"array {kind!r}")
+    return found
+
+
+def _numeric(table, name, values):
+    """Float array of a column; InputError naming the first bad value's place."""
+    if values.dtype.kind in "biuf":
+        return values
+    for index, value in enumerate(values.tolist()):
+        try:
+            float(value)
+        except ValueError:
+            shown = (
+                value
+                if len(value) <= 40
+                else f"{value[:40]}... ({len(value)} characters)"
+            )
+            raise InputError(
+                f"{table.where(name, index)}: {shown!r} is not a number"
+            ) from None
+    return values.astype(np.float64)
+
+
+def _finite_confidence(table, name, values):
+    values = _numeric(table, name, values).astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise InputError(f"{table.where(name, int(bad[0]))}: NaN or infinity")
+    return values
+
+
+def _choose(found, options, table):
+    """Probabilities or logits: what the CSF reads when the file has both."""
+    if len(found) == 2:
+        logit_csf = options.csf in ("max_logit", "energy", "logit_pnorm")
+        return found["logits" if logit_csf else "proba"]
+    return next(iter(found.values()))
 
 
 def load_predictions(path, options):
-    """Read ``path`` and derive predictions and confidences from probabilities."""
+    """Read ``path``: labels, predictions and confidences."""
     path = Path(path)
-    readers = {".csv": _read_csv, ".npz": _read_npz}
-    if path.suffix.lower() not in readers:
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
         raise InputError(f"{path}: unsupported file type; use .csv or .npz")
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    y_true, y_pred, confidence, proba, labels = readers[path.suffix.lower()](
-        path, options
+    table = reader(path)
+    csv_file = path.suffix.lower() == ".csv"
+    y_true = _column(
+        table, options.label_column if csv_file else "y_true", "label column"
     )
-    if proba is not None:
-        if proba.shape[0] != y_true.shape[0]:
-            raise InputError("the labels and the probabilities differ in length")
-        function = get_confidence_function(options.csf)
-        if getattr(function, "model_output", "predict_proba") != "predict_proba":
+    found = (_csv_scores if csv_file else _npz_scores)(table, options)
+    if found:
+        scores = _choose(found, options, table)
+        if scores.values.shape[0] != y_true.shape[0]:
             raise InputError(
-                f"--csf {options.csf} needs logits; the file holds probabilities"
+                f"{path}: y_true has {y_true.shape[0]} samples but the "
+                f"{scores.source} have {scores.values.shape[0]}"
             )
-        confidence = function(proba)
-        y_pred = labels[proba.argmax(axis=1)]
-    elif options.csf_given:
-        raise InputError("--csf needs class probabilities; the file has confidences")
-    if not (y_true.shape[0] == y_pred.shape[0] == confidence.shape[0]):
-        raise InputError("the columns differ in length")
-    return Predictions(y_true, y_pred, confidence, proba, labels)
+        return build_predictions(table, y_true, scores, options)
+    pred, conf = (
+        (options.pred_column, options.confidence_column)
+        if csv_file
+        else ("y_pred", "confidence")
+    )
+    missing = [name for name in (pred, conf) if name not in table.columns]
+    if missing:
+        kinds = (
+            f"{options.proba_prefix}<label> or {options.logit_prefix}<label> columns"
+            if csv_file
+            else "arrays 'proba' or 'logits'"
+        )
+        raise InputError(
+            f"{path} has neither {kinds} nor {', '.join(map(repr, missing))} "
+            f"(found: {', '.join(table.columns)})"
+        )
+    if options.csf_given:
+        raise InputError(
+            f"--csf needs probabilities or logits; {path} holds a confidence per "
+            "sample already (drop --csf)"
+        )
+    y_pred = _column(table, pred, "column")
+    confidence = _finite_confidence(table, conf, _column(table, conf, "column"))
+    if not y_true.shape[0] == y_pred.shape[0] == confidence.shape[0]:
+        raise InputError(f"{path}: y_true, y_pred and confidence differ in length")
+    y_true, y_pred = align_pred(y_true, y_pred)
+    return Predictions(y_true, y_pred, confidence, None, None)
+
+
+_FORMATS = ("table", "json", "csv")
+
+
+def _usable_csfs():
+    """The CSFs of one model's probabilities or logits (not of ensembles)."""
+    return [
+        name
+        for name in get_confidence_function_names()
+        if model_output_of(name) != "ensemble_proba"
+    ]
+
+
+def _nonnegative_int(text):
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _level(text):
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = np.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a number strictly between 0 and 1 (e.g. 0.95), got {text!r}"
+        )
+    return value
 
 
 def add_arguments(parser):
-    parser.add_argument("file", help="a .csv (with header) or .npz file")
+    parser.add_argument("file", help="a .csv (with header row) or .npz file")
     parser.add_argument(
         "--metrics",
         default=None,
-        help=f"comma-separated {METRIC_HELP} (default: {DEFAULT_METRICS})",
+        help=f"comma-separated {METRIC_HELP} (default: {default_metrics('zero_one')}"
+        f"; with --loss log_loss or brier: {default_metrics('brier')})",
     )
     parser.add_argument(
         "--csf",
         default=None,
-        help="confidence score function applied to probabilities (default: msp)",
+        metavar="NAME",
+        help="confidence score function applied to the probabilities or logits "
+        f"in the file, one of {', '.join(_usable_csfs())} (default: msp; "
+        "max_logit, energy and logit_pnorm read logits, the others read "
+        "probabilities, the softmax of logits if the file holds logits)",
     )
     parser.add_argument(
         "--loss",
         choices=["zero_one", "log_loss", "brier"],
         default="zero_one",
-        help="per-sample loss; log_loss and brier need probabilities",
+        help="per-sample loss; log_loss and brier need probabilities or logits",
     )
     parser.add_argument(
         "--n-resamples",
-        type=int,
+        type=_nonnegative_int,
         default=1000,
-        help="bootstrap resamples for the intervals (0: no intervals)",
+        help="bootstrap resamples for the intervals (0: values without intervals)",
     )
-    parser.add_argument("--confidence-level", type=float, default=0.95)
-    parser.add_argument("--random-state", type=int, default=0)
-    parser.add_argument("--plot", default=None, help="save a risk-coverage plot here")
-    parser.add_argument("--label-column", default="y_true")
-    parser.add_argument("--pred-column", default="y_pred")
-    parser.add_argument("--confidence-column", default="confidence")
-    parser.add_argument("--proba-prefix", default="proba_")
+    parser.add_argument(
+        "--confidence-level",
+        type=_level,
+        default=0.95,
+        help="probability that each interval covers the metric",
+    )
+    parser.add_argument(
+        "--random-state",
+        type=_nonnegative_int,
+        default=0,
+        help="seed of the bootstrap",
+    )
+    parser.add_argument(
+        "--renormalize",
+        action="store_true",
+        help="divide each probability row by its sum (without it, rows must sum "
+        "to 1 within 5e-4 per class, which probabilities rounded to 3 decimals do)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=_FORMATS,
+        default="table",
+        help="output: an aligned table, or JSON / CSV for pipelines",
+    )
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="save the risk-coverage curves here, e.g. curves.png (default: none)",
+    )
+    parser.add_argument("--label-column", default="y_true", help="CSV: true labels")
+    parser.add_argument("--pred-column", default="y_pred", help="CSV: predictions")
+    parser.add_argument(
+        "--confidence-column", default="confidence", help="CSV: confidences"
+    )
+    parser.add_argument(
+        "--proba-prefix", default="proba_", help="CSV: probability columns' prefix"
+    )
+    parser.add_argument(
+        "--logit-prefix", default="logit_", help="CSV: logit columns' prefix"
+    )
 
 
-def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
-    """Selective and generalized risk-coverage curves side by side, as a file."""
+_PLOT_FORMATS = frozenset(
+    [
+        "eps",
+        "jpeg",
+        "jpg",
+        "pdf",
+        "pgf",
+        "png",
+        "ps",
+        "raw",
+        "rgba",
+        "svg",
+        "svgz",
+        "tif",
+        "tiff",
+        "webp",
+    ]
+)
+
+
+def check_plot_path(path):
+    """Fail before any work when the plot cannot be saved."""
+    if not path:
+        return
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InputError(f"--plot {path}: the folder {path.parent} does not exist")
+    if path.suffix.lower().lstrip(".") not in _PLOT_FORMATS:
+        raise InputError(
+            f"--plot {path}: unknown image type {path.suffix!r}; use .png, .pdf or .svg"
+        )
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise InputError(
             "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
         ) from None
+
+
+def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
+    """Selective and generalized risk-coverage curves side by side, as a file."""
+    check_plot_path(path)
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -219,51 +365,82 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
     plt.close(figure)
 
 
-def run_evaluate(options, out=sys.stdout):
-    """The ``evaluate`` command; returns the exit status."""
-    try:
-        options.csf_given = options.csf is not None
-        options.csf = options.csf or "msp"
-        specs = parse_metrics(options.metrics or DEFAULT_METRICS)
-        if options.n_resamples < 0:
-            raise InputError("--n-resamples must be >= 0")
-        if not 0 < options.confidence_level < 1:
-            raise InputError("--confidence-level must be in (0, 1)")
-        predictions = load_predictions(options.file, options)
-        if options.loss != "zero_one" and predictions.proba is None:
-            raise InputError(f"--loss {options.loss} needs class probabilities")
-        rows = metric_rows(
-            predictions.y_true,
-            predictions.y_pred,
-            predictions.confidence,
-            specs,
-            proba=predictions.proba,
-            labels=predictions.labels,
-            loss=options.loss,
-            n_resamples=options.n_resamples,
-            confidence_level=options.confidence_level,
-            random_state=options.random_state,
+def _evaluate(options, out, log):
+    options.csf_given = options.csf is not None
+    options.csf = options.csf or "msp"
+    if options.csf not in get_confidence_function_names():
+        raise InputError(
+            f"--csf {options.csf}: unknown; use one of {', '.join(_usable_csfs())}"
         )
+    specs = parse_metrics(
+        options.metrics or default_metrics(options.loss), options.loss
+    )
+    check_plot_path(options.plot)
+    start = time.perf_counter()
+    predictions = load_predictions(options.file, options)
+    n_samples = predictions.y_true.shape[0]
+    elapsed = time.perf_counter() - start
+    if elapsed > 1.0:
+        print(f"read {n_samples} samples ({elapsed:.1f} s)", file=sys.stderr)
+    if predictions.n_rescaled:
         print(
-            f"{options.file}: {predictions.y_true.shape[0]} samples, accuracy "
-            f"{np.mean(predictions.y_pred == predictions.y_true):.4f}",
-            file=out,
+            f"note: {predictions.n_rescaled} probability rows did not sum to 1 "
+            "(rounded?) and were divided by their sums",
+            file=sys.stderr,
         )
-        print(format_table(rows, options.confidence_level), file=out)
-        if options.plot:
-            probabilities = options.loss != "zero_one"
-            save_risk_coverage_plot(
-                predictions.y_true,
-                predictions.proba if probabilities else predictions.y_pred,
-                predictions.confidence,
-                options.plot,
-                name=options.csf if predictions.proba is not None else "confidence",
-                loss=options.loss,
-                labels=predictions.labels if probabilities else None,
-            )
-            print(f"risk-coverage plot saved to {options.plot}", file=out)
-    except (InputError, ValueError, OSError) as error:
-        message = " ".join(str(error).split())
+    if options.loss != "zero_one" and predictions.proba is None:
+        raise InputError(
+            f"--loss {options.loss} needs probabilities or logits; the file holds "
+            "a confidence per sample"
+        )
+    rows = metric_rows(
+        predictions.y_true,
+        predictions.y_pred,
+        predictions.confidence,
+        specs,
+        proba=predictions.proba,
+        labels=predictions.labels,
+        loss=options.loss,
+        n_resamples=options.n_resamples,
+        confidence_level=options.confidence_level,
+        random_state=options.random_state,
+    )
+    summary = {
+        "file": str(options.file),
+        "n_samples": int(n_samples),
+        "accuracy": float(np.mean(predictions.y_pred == predictions.y_true)),
+        "csf": options.csf if predictions.proba is not None else None,
+        "loss": options.loss,
+        "n_resamples": options.n_resamples,
+        "confidence_level": options.confidence_level,
+    }
+    print(format_rows(rows, summary, options.format), file=out)
+    if options.plot:
+        probabilities = options.loss != "zero_one"
+        save_risk_coverage_plot(
+            predictions.y_true,
+            predictions.proba if probabilities else predictions.y_pred,
+            predictions.confidence,
+            options.plot,
+            name=options.csf if predictions.proba is not None else "confidence",
+            loss=options.loss,
+            labels=predictions.labels if probabilities else None,
+        )
+        log(f"risk-coverage plot saved to {options.plot}")
+
+
+def run_evaluate(options, out=None):
+    """The ``evaluate`` command; returns the exit status."""
+    out = sys.stdout if out is None else out
+
+    def log(message):  # stdout holds only the JSON or CSV when one is asked for
+        stream = out if options.format == "table" else sys.stderr
+        print(message, file=stream)
+
+    try:
+        _evaluate(options, out, log)
+    except (InputError, ValueError, OSError, MemoryError) as error:
+        message = " ".join(str(error).split()) or type(error).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2
     return 0

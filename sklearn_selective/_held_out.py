@@ -29,14 +29,11 @@ from sklearn.utils.validation import _check_method_params, check_is_fitted
 from .confidence import predict_with_confidence
 
 
-def _fit_and_predict(estimator, X, y, train, test, fit_params, csf, csf_params):
-    """Fit on ``train``; predictions and confidences on ``test`` (one inference)."""
+def _fit_and_predict(estimator, X, y, train, test, fit_params, predict):
+    """Fit on ``train``; ``predict(estimator, X_test)`` on ``test`` (one inference)."""
     fit_params = _check_method_params(X, params=fit_params, indices=train)
     estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    y_pred, confidence = predict_with_confidence(
-        estimator, _safe_indexing(X, test), csf, csf_params
-    )
-    return estimator, y_pred, confidence
+    return estimator, predict(estimator, _safe_indexing(X, test))
 
 
 class HeldOutScoresMixin:
@@ -77,7 +74,15 @@ class HeldOutScoresMixin:
         return Bunch(estimator=Bunch(fit=fit_params), splitter=Bunch(split={}))
 
     def _fit_held_out(
-        self, X, y, routed, csf, csf_params, before_fit=None, estimator=None
+        self,
+        X,
+        y,
+        routed,
+        csf,
+        csf_params,
+        before_fit=None,
+        estimator=None,
+        predict=None,
     ):
         """The deployed model and held-out predictions and confidences.
 
@@ -86,18 +91,28 @@ class HeldOutScoresMixin:
         and ``confidence``. ``before_fit(n_splits)`` may veto the split before
         anything is fitted (``n_splits`` is 0 for a ``FrozenEstimator``).
         ``estimator`` replaces ``self.estimator`` (e.g. a calibrated wrapper).
+        ``predict(estimator, X)`` replaces the inference; it returns a tuple of
+        per-sample arrays starting with ``y_pred, confidence`` (all kept, pooled
+        over the folds, in ``outputs``). ``fold_sizes`` counts each fold's samples.
         """
         if estimator is None:
             estimator = self.estimator
+        if predict is None:
+
+            def predict(fitted, X_test):
+                return predict_with_confidence(fitted, X_test, csf, csf_params)
+
         if isinstance(estimator, FrozenEstimator):
             if before_fit is not None:
                 before_fit(0)
-            y_pred, confidence = predict_with_confidence(estimator, X, csf, csf_params)
+            outputs = tuple(predict(estimator, X))
             return Bunch(
                 estimator=estimator,
                 indices=np.arange(y.shape[0]),
-                y_pred=y_pred,
-                confidence=confidence,
+                y_pred=outputs[0],
+                confidence=outputs[1],
+                outputs=outputs,
+                fold_sizes=np.array([y.shape[0]]),
             )
         splits = list(self._splitter(y).split(X, y, **routed.splitter.split))
         if before_fit is not None:
@@ -115,8 +130,7 @@ class HeldOutScoresMixin:
                 train,
                 test,
                 routed.estimator.fit,
-                csf,
-                csf_params,
+                predict,
             )
             for train, test in splits
         )
@@ -124,11 +138,17 @@ class HeldOutScoresMixin:
             estimator = clone(estimator).fit(X, y, **routed.estimator.fit)
         else:
             estimator = folds[0][0]
+        outputs = tuple(
+            np.concatenate([fold[1][i] for fold in folds])
+            for i in range(len(folds[0][1]))
+        )
         return Bunch(
             estimator=estimator,
             indices=np.concatenate([test for _, test in splits]),
-            y_pred=np.concatenate([fold[1] for fold in folds]),
-            confidence=np.concatenate([fold[2] for fold in folds]),
+            y_pred=outputs[0],
+            confidence=outputs[1],
+            outputs=outputs,
+            fold_sizes=np.array([len(test) for _, test in splits]),
         )
 
     @property

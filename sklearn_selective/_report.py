@@ -1,5 +1,8 @@
 """A table of selective metrics with bootstrap intervals (demo and evaluate)."""
 
+import csv
+import io
+import json
 import sys
 import time
 from typing import NamedTuple
@@ -22,47 +25,78 @@ class MetricSpec(NamedTuple):
     label: str
     function: object
     kwargs: dict
+    better: str  # "lower" or "higher"
     needs_proba: bool = False
+    zero_one_only: bool = False
+    name: str = ""
 
 
 _NAMED = {
-    "aurc": MetricSpec("AURC (harmonic)", aurc, {}),
-    "aurc_log": MetricSpec("AURC (log)", aurc, {"estimator": "log"}),
-    "sele": MetricSpec("SELE", sele, {}),
-    "e_aurc": MetricSpec("E-AURC", e_aurc, {}),
-    "naurc": MetricSpec("NAURC", naurc, {}),
-    "augrc": MetricSpec("AUGRC", augrc, {}),
-    "uq_auc": MetricSpec("UQ-AUC (failure AUROC)", uq_auc, {}),
-    "uq_c_index": MetricSpec("UQ-C-index", uq_c_index, {}, needs_proba=True),
+    "aurc": MetricSpec("AURC (harmonic)", aurc, {}, "lower"),
+    "aurc_log": MetricSpec("AURC (log)", aurc, {"estimator": "log"}, "lower"),
+    "sele": MetricSpec("SELE", sele, {}, "lower"),
+    "e_aurc": MetricSpec("E-AURC", e_aurc, {}, "lower"),
+    "naurc": MetricSpec("NAURC", naurc, {}, "lower"),
+    "augrc": MetricSpec("AUGRC", augrc, {}, "lower"),
+    "uq_auc": MetricSpec(
+        "UQ-AUC (failure AUROC)", uq_auc, {}, "higher", zero_one_only=True
+    ),
+    "uq_c_index": MetricSpec("UQ-C-index", uq_c_index, {}, "higher", needs_proba=True),
 }
 # Working points, e.g. "risk@0.8" and "coverage@0.05".
 _WORKING_POINTS = {
-    "risk": ("selective risk @ {:g} coverage", selective_risk_at_coverage, "coverage"),
-    "coverage": ("coverage @ {:g} selective risk", coverage_at_risk, "risk"),
+    "risk": (
+        "selective risk @ {:g} coverage",
+        selective_risk_at_coverage,
+        "coverage",
+        "lower",
+    ),
+    "coverage": ("coverage @ {:g} selective risk", coverage_at_risk, "risk", "higher"),
 }
-DEFAULT_METRICS = "aurc,augrc,e_aurc,uq_auc,risk@0.8"
+# UQ-AUC separates correct from wrong predictions (0/1 loss only); the
+# UQ-C-index ranks by the probability given to the true class instead.
+_DEFAULT_METRICS = {
+    "zero_one": "aurc,augrc,e_aurc,uq_auc,risk@0.8",
+    "log_loss": "aurc,augrc,e_aurc,uq_c_index,risk@0.8",
+    "brier": "aurc,augrc,e_aurc,uq_c_index,risk@0.8",
+}
+DEFAULT_METRICS = _DEFAULT_METRICS["zero_one"]
 METRIC_HELP = (
     f"names among {', '.join(_NAMED)}, or working points risk@COVERAGE and "
     "coverage@RISK (e.g. risk@0.8, coverage@0.05)"
 )
 
 
-def parse_metrics(text):
+def default_metrics(loss="zero_one"):
+    """The default metric names for a loss, comma-separated."""
+    return _DEFAULT_METRICS[loss]
+
+
+def _working_point(entry):
+    kind, _, value = entry.partition("@")
+    if kind not in _WORKING_POINTS or not value:
+        raise ValueError(f"unknown metric {entry!r}; use {METRIC_HELP}")
+    try:
+        point = float(value)
+    except ValueError:
+        raise ValueError(f"{entry!r}: {value!r} is not a number") from None
+    if not 0 <= point <= 1:
+        raise ValueError(f"{entry!r}: {value!r} must be between 0 and 1")
+    label, function, parameter, better = _WORKING_POINTS[kind]
+    return MetricSpec(label.format(point), function, {parameter: point}, better)
+
+
+def parse_metrics(text, loss="zero_one"):
     """``"aurc,risk@0.8"`` -> list of MetricSpec; ValueError naming a bad entry."""
     specs = []
     for entry in filter(None, (part.strip() for part in text.split(","))):
-        if entry in _NAMED:
-            specs.append(_NAMED[entry])
-            continue
-        kind, _, value = entry.partition("@")
-        if kind not in _WORKING_POINTS or not value:
-            raise ValueError(f"unknown metric {entry!r}; use {METRIC_HELP}")
-        try:
-            point = float(value)
-        except ValueError:
-            raise ValueError(f"{entry!r}: {value!r} is not a number") from None
-        label, function, parameter = _WORKING_POINTS[kind]
-        specs.append(MetricSpec(label.format(point), function, {parameter: point}))
+        spec = _NAMED[entry] if entry in _NAMED else _working_point(entry)
+        if spec.zero_one_only and loss != "zero_one":
+            raise ValueError(
+                f"{entry} measures the 0/1 loss (right or wrong) only; with "
+                f"--loss {loss} use uq_c_index instead, or --loss zero_one"
+            )
+        specs.append(spec._replace(name=entry))
     if not specs:
         raise ValueError(f"no metric given; use {METRIC_HELP}")
     return specs
@@ -73,6 +107,8 @@ class Row(NamedTuple):
     value: float
     low: float | None = None
     high: float | None = None
+    better: str = ""
+    name: str = ""
 
 
 class _Progress:
@@ -112,7 +148,10 @@ def metric_rows(
     rows = []
     for spec in specs:
         if spec.needs_proba and proba is None:
-            raise ValueError(f"{spec.label} needs class probabilities")
+            raise ValueError(
+                f"{spec.name or spec.label} needs probabilities or logits; the file "
+                "holds a confidence per sample"
+            )
         predictions = proba if (spec.needs_proba or loss != "zero_one") else y_pred
         kwargs = dict(spec.kwargs)
         if not spec.needs_proba:
@@ -121,7 +160,7 @@ def metric_rows(
             kwargs["labels"] = labels
         if n_resamples == 0:
             value = spec.function(y_true, predictions, confidence, **kwargs)
-            rows.append(Row(spec.label, value))
+            rows.append(Row(spec.label, value, better=spec.better, name=spec.name))
         else:
             result = bootstrap_metric(
                 spec.function,
@@ -134,17 +173,77 @@ def metric_rows(
                 **kwargs,
             )
             low, high = result.confidence_interval
-            rows.append(Row(spec.label, result.statistic, low, high))
+            rows.append(
+                Row(spec.label, result.statistic, low, high, spec.better, spec.name)
+            )
         progress.step(spec.label)
     return rows
 
 
 def format_table(rows, confidence_level=0.95):
-    """The rows as aligned text: metric, value and interval."""
+    """The rows as aligned text: metric, which direction is better, value, interval."""
     width = max(len("metric"), *(len(row.label) for row in rows))
     level = f"{confidence_level:.0%} interval"
-    lines = [f"{'metric':<{width}}  {'value':>8}  {level}"]
+    if all(row.low is None for row in rows):
+        level = ""
+    lines = [f"{'metric':<{width}}  {'better':<6}  {'value':>8}  {level}"]
     for row in rows:
         interval = "" if row.low is None else f"[{row.low:.4f}, {row.high:.4f}]"
-        lines.append(f"{row.label:<{width}}  {row.value:>8.4f}  {interval}")
+        lines.append(
+            f"{row.label:<{width}}  {row.better:<6}  {row.value:>8.4f}  {interval}"
+        )
+    lines = [line.rstrip() for line in lines]
     return "\n".join(lines)
+
+
+def _number(value):
+    """JSON has no NaN: an undefined metric (or a missing bound) is null."""
+    return None if value is None or value != value else float(value)
+
+
+def _records(rows):
+    return [
+        {
+            "metric": row.name,
+            "label": row.label,
+            "value": _number(row.value),
+            "low": _number(row.low),
+            "high": _number(row.high),
+            "better": row.better,
+        }
+        for row in rows
+    ]
+
+
+def _as_json(rows, summary):
+    return json.dumps({**summary, "metrics": _records(rows)}, indent=2)
+
+
+def _as_csv(rows, summary):
+    buffer = io.StringIO()
+    fields = ["metric", "label", "value", "low", "high", "better", "confidence_level"]
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for record in _records(rows):
+        writer.writerow({**record, "confidence_level": summary["confidence_level"]})
+    return buffer.getvalue().rstrip("\n")
+
+
+def _as_table(rows, summary):
+    head = (
+        f"{summary['file']}: {summary['n_samples']} samples, accuracy "
+        f"{summary['accuracy']:.4f}"
+    )
+    return head + "\n" + format_table(rows, summary["confidence_level"])
+
+
+_FORMATTERS = {"table": _as_table, "json": _as_json, "csv": _as_csv}
+
+
+def format_rows(rows, summary, output_format="table"):
+    """The metric rows as an aligned ``table``, ``json`` or ``csv`` text.
+
+    ``summary`` holds the file-level facts (file, n_samples, accuracy,
+    confidence_level, ...); JSON carries all of them, CSV the table only.
+    """
+    return _FORMATTERS[output_format](rows, summary)

@@ -1,5 +1,7 @@
 """SelectiveClassifier: a classifier that abstains below a fitted confidence."""
 
+import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -8,10 +10,16 @@ from sklearn.base import (
     ClassifierMixin,
     MetaEstimatorMixin,
     _fit_context,
+    clone,
 )
 from sklearn.metrics import get_scorer as sklearn_get_scorer
-from sklearn.utils import column_or_1d
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
+from sklearn.utils import Bunch, column_or_1d
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+)
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -21,19 +29,59 @@ from sklearn.utils.validation import (
 )
 
 from . import _thresholds
+from ._cost import (
+    CALIBRATORS,
+    check_costs,
+    cost_decision,
+    evaluate_cost_rule,
+    fit_cost_margin,
+)
+from ._decisions import (
+    check_reject_label,
+    class_index,
+    cv_results,
+    msp_decision,
+    with_reject_label,
+)
 from ._held_out import HeldOutScoresMixin
 from .confidence import predict_with_confidence
 from .confidence._model_output import check_csf_supported
 from .metrics import get_scorer, get_scorer_names
 from .metrics._validation import _check_sample_weight
 
-_POLICIES = {
-    "target_coverage": _thresholds.fit_target_coverage,
-    "target_risk": _thresholds.fit_target_risk,
-    "guaranteed_risk": _thresholds.fit_guaranteed_risk,
-    "rejection_cost": _thresholds.fit_rejection_cost,
-}
 _DEFAULT_TARGET_COVERAGE = 0.9
+
+
+def _check_fit_sample_weight(sample_weight, y):
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight)
+    if weights.ndim == 1 and weights.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"sample_weight has {weights.shape[0]} entries but y has "
+            f"{y.shape[0]}; pass one weight per sample."
+        )
+    return _check_sample_weight(weights, y.shape[0])
+
+
+def _predict_proba_and_msp(estimator, X):
+    """Held-out inference of the cost rule: argmax, MSP and the probabilities."""
+    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    index, maximum = msp_decision(proba)
+    return estimator.classes_[index], maximum, proba
+
+
+class _CostMargin:
+    """The cost rule's margin as a CSF of (calibrated) probabilities."""
+
+    model_output = "predict_proba"
+    __name__ = "cost_margin"
+
+    def __init__(self, costs):
+        self.costs = costs
+
+    def __call__(self, proba):
+        return cost_decision(np.asarray(proba, np.float64), *self.costs)[1]
 
 
 class SelectiveClassifier(
@@ -49,19 +97,30 @@ class SelectiveClassifier(
     wrapped in :class:`~sklearn.frozen.FrozenEstimator` — by exactly one policy:
 
     - ``target_coverage``: the largest threshold whose validation coverage is at
-      least the target;
-    - ``target_risk`` (without ``delta``): the lowest threshold whose empirical
-      validation selective risk (error rate of the accepted samples) is at most
-      the target;
-    - ``target_risk`` with ``delta``: the SGR algorithm of Geifman and El-Yaniv:
-      the lowest threshold for which a one-sided Clopper-Pearson bound certifies
-      a selective risk at most ``target_risk`` with probability ``1 - delta``
-      (``delta`` is split over the tests of a binary search, tied confidences
-      count as one threshold). See the Notes for when the guarantee holds;
+      least the target. ``target_coverage=1.0`` accepts every sample
+      (``threshold_ = -inf``) and needs no validation data: the classifier is
+      fitted once, without ``cv`` — the cheap way to choose a model and a CSF by
+      AUGRC in a search (see :ref:`model_selection_guide`);
+    - ``target_risk`` (without ``confidence_level``): the lowest threshold whose
+      empirical validation selective risk (error rate of the accepted samples)
+      is at most the target;
+    - ``target_risk`` with ``confidence_level``: the SGR algorithm of Geifman and
+      El-Yaniv: the lowest threshold for which a one-sided Clopper-Pearson bound
+      certifies a selective risk at most ``target_risk`` with probability at least
+      ``confidence_level`` (the failure probability ``1 - confidence_level`` is
+      split over the tests of a binary search, tied confidences count as one
+      threshold). See the Notes for when the guarantee holds;
     - ``rejection_cost``: Chow's rule, the threshold minimising the validation
-      mean cost when an error costs 1 and an abstention ``rejection_cost``.
+      mean cost when an error costs 1 and an abstention ``rejection_cost``;
+    - ``cost_matrix`` with ``rejection_cost``: the cost-sensitive Bayes rule on
+      the classifier's probabilities: predict the class of least expected cost
+      and abstain when abstaining is expected to cost less.
 
-    When none is set, ``target_coverage=0.9`` is used.
+    When none is set, ``target_coverage=0.9`` is used. With
+    ``threshold_per_class=True`` the first four policies are applied to each
+    predicted class separately.
+
+    Read more in the :ref:`thresholds_guide`.
 
     Parameters
     ----------
@@ -74,28 +133,60 @@ class SelectiveClassifier(
         Confidence score function, a name from
         :func:`~sklearn_selective.confidence.get_confidence_function_names` or a
         callable (see :mod:`sklearn_selective.confidence`). Higher = more
-        confident.
+        confident. Not used with ``cost_matrix``.
 
     csf_params : dict, default=None
         Keyword arguments of the CSF, e.g. ``{"temperature": 2.0}`` for
         ``"energy"``.
 
     target_coverage : float in (0, 1], default=None
-        Target fraction of accepted samples.
+        Target fraction of accepted samples (``1.0``: accept all, fit once).
 
     target_risk : float in [0, 1), default=None
         Target selective risk (error rate among accepted samples).
 
-    delta : float in (0, 1), default=None
-        With ``target_risk``: the guarantee fails with probability at most
-        ``delta``.
+    confidence_level : float in (0, 1), default=None
+        With ``target_risk``: the risk guarantee holds with probability at least
+        ``confidence_level`` (SGR). With ``threshold_per_class=True`` it holds
+        for all the classes together (Bonferroni correction over the classes).
 
-    rejection_cost : float > 0, default=None
-        Cost of an abstention relative to the cost 1 of an error.
+    rejection_cost : float > 0 or array-like of shape (n_classes,), default=None
+        Cost of an abstention. Without ``cost_matrix``: one number, relative to
+        the cost 1 of an error (Chow's rule). With ``cost_matrix``: a scalar or
+        one value per true class, aligned with ``classes_``.
+
+    threshold_per_class : bool, default=False
+        Apply the policy to each predicted class's validation predictions, so
+        that e.g. every class keeps ``target_coverage`` of its predictions or
+        has a selective risk (one minus precision) at most ``target_risk``.
+        ``threshold_``, ``coverage_``, ``risk_`` and ``risk_bound_`` become
+        arrays aligned with ``classes_``. A class with fewer than 20 validation
+        predictions warns and uses the global threshold (the same policy on all
+        classes) or, for the guarantee, abstains on that class.
+
+    cost_matrix : array-like of shape (n_classes, n_classes) or callable, \
+            default=None
+        ``cost_matrix[i, j]`` is the cost of predicting class ``j`` when the
+        truth is class ``i`` (rows and columns aligned with ``classes_``), or
+        a callable ``cost_matrix(classes_) -> array`` (e.g. costs growing with
+        the distance of ordinal labels). Needs ``rejection_cost`` and a
+        classifier with ``predict_proba``.
+
+    cost_rule : {"bayes", "empirical"}, default="bayes"
+        With ``cost_matrix``: ``"bayes"`` abstains iff the expected rejection
+        cost is below the least expected prediction cost (``threshold_ = 0``
+        on their difference, the margin); ``"empirical"`` instead tunes the
+        margin threshold on the validation predictions to minimise their total
+        cost (robust to miscalibrated probabilities).
+
+    calibration : {"temperature", "isotonic"}, default=None
+        With ``cost_matrix``: calibrate the probabilities on the validation
+        predictions before the cost rule reads them (temperature scaling of
+        ``log p``, or one-vs-rest isotonic regression renormalised).
 
     cv : int, cross-validation generator, iterable or float, default=None
         How validation predictions are produced (ignored for a
-        ``FrozenEstimator``):
+        ``FrozenEstimator`` and for ``target_coverage=1.0``):
 
         - None: 5-fold stratified cross-validation;
         - int: that many stratified folds;
@@ -110,10 +201,15 @@ class SelectiveClassifier(
         single split is kept (required for a guarantee, see Notes).
 
     reject_label : object, default=None
-        If set, :meth:`predict` returns this label (e.g. ``-1`` or
-        ``"abstain"``) for rejected samples; otherwise it returns the
-        classifier's prediction for every sample and :meth:`predict_accept`
-        tells which are accepted.
+        If set, :meth:`predict` returns this label for rejected samples; it
+        must have the classes' type (an integer such as ``-1`` for integer
+        classes, a string such as ``"abstain"`` for string classes) and be no
+        class. Otherwise :meth:`predict` returns the classifier's prediction
+        for every sample and :meth:`predict_accept` tells which are accepted.
+
+    store_cv_results : bool, default=False
+        Whether to fit the policy on each fold's held-out predictions too and
+        store the per-fold results in ``cv_results_``.
 
     n_jobs : int, default=None
         Number of jobs fitting the cross-validation folds in parallel.
@@ -139,24 +235,52 @@ class SelectiveClassifier(
     classes_ : ndarray of shape (n_classes,)
         The class labels.
 
-    threshold_ : float
+    threshold_ : float or ndarray of shape (n_classes,)
         Samples with confidence ``>= threshold_`` are accepted; ``inf`` when the
-        classifier abstains on everything.
+        classifier abstains on everything, ``-inf`` when it accepts everything.
+        Per predicted class with ``threshold_per_class=True``; the margin
+        threshold with ``cost_matrix`` (``0.0`` for the Bayes rule).
 
-    coverage_ : float
-        Weighted share of validation samples accepted at ``threshold_``.
+    coverage_ : float or ndarray of shape (n_classes,)
+        Weighted share of validation samples accepted at ``threshold_`` (per
+        class: of the validation samples predicted as that class).
 
-    risk_ : float
-        Validation selective risk at ``threshold_`` (``nan`` at zero coverage).
+    risk_ : float or ndarray of shape (n_classes,)
+        Validation selective risk (0/1 error of the accepted samples) at
+        ``threshold_`` (``nan`` at zero coverage, and for
+        ``target_coverage=1.0``, which uses no validation data).
 
-    risk_bound_ : float or None
+    risk_bound_ : float, ndarray of shape (n_classes,) or None
         The certified upper bound on the selective risk (guarantee policy only;
         ``nan`` when no threshold could be certified and the classifier
-        abstains on every sample; None for the other policies).
+        abstains; None for the other policies).
+
+    cost_ : float or None
+        Mean validation cost of the cost rule (None without ``cost_matrix``).
+
+    calibrator_ : object or None
+        The fitted probability calibration (None without ``calibration``).
 
     policy_ : str
         The policy that fitted the threshold: ``"target_coverage"``,
-        ``"target_risk"``, ``"guaranteed_risk"`` or ``"rejection_cost"``.
+        ``"target_risk"``, ``"guaranteed_risk"``, ``"rejection_cost"`` or
+        ``"cost_rule"``.
+
+    validation_curve_ : Bunch or None
+        The validation table the policy chose from, for audit: every candidate
+        threshold (``"threshold"``, decreasing) with its ``"coverage"`` and
+        ``"risk"`` (with ``threshold_per_class``: one block per class, a
+        ``"class"`` column, coverages within the class; with ``cost_matrix``:
+        ``"coverage"`` and mean ``"cost"`` per margin threshold). Pass it to
+        ``pandas.DataFrame`` for a table. None for ``target_coverage=1.0``.
+
+    cv_results_ : dict of ndarray or None
+        With ``store_cv_results=True``: the policy fitted on each fold's held-out
+        predictions alone — ``"threshold"``, ``"coverage"``, ``"risk"`` (and
+        ``"risk_bound"``, ``"cost"`` where they apply), shape ``(n_folds,)`` or
+        ``(n_folds, n_classes)``, their ``"mean_*"`` and ``"std_*"`` over the
+        folds, and ``"n_samples"`` per fold. One "fold" for a
+        ``FrozenEstimator``. None otherwise.
 
     n_features_in_ : int
         Number of features seen during fit (when the classifier records it).
@@ -175,14 +299,15 @@ class SelectiveClassifier(
     -----
     **When the guarantee holds.** The SGR bound certifies the model whose
     validation scores it saw, on data drawn from the same distribution as the
-    validation data, with probability ``1 - delta`` over that validation sample.
-    It says nothing about a model refitted afterwards, nor about out-of-fold
-    scores of several different models. So ``delta`` is only accepted when the
-    certified model is the deployed one: either a ``FrozenEstimator`` with
-    held-out data passed to ``fit``, or a single split (``cv`` a float or a
-    one-split splitter) with ``refit=False``. Any other combination raises a
-    ``ValueError``. Sample weights are not supported with ``delta`` (the bound
-    counts samples).
+    validation data, with probability at least ``confidence_level`` over that
+    validation sample. It says nothing about a model refitted afterwards, nor
+    about out-of-fold scores of several different models. So
+    ``confidence_level`` is only accepted when the certified model is the
+    deployed one: either a ``FrozenEstimator`` with held-out data passed to
+    ``fit``, or a single split (``cv`` a float or a one-split splitter) with
+    ``refit=False``. Any other combination raises a ``ValueError``. Sample
+    weights are not supported with ``confidence_level`` (the bound counts
+    samples).
 
     References
     ----------
@@ -216,11 +341,20 @@ class SelectiveClassifier(
         "csf_params": [dict, None],
         "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
         "target_risk": [Interval(Real, 0, 1, closed="left"), None],
-        "delta": [Interval(Real, 0, 1, closed="neither"), None],
-        "rejection_cost": [Interval(Real, 0, None, closed="neither"), None],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
+        "rejection_cost": [
+            Interval(Real, 0, None, closed="neither"),
+            "array-like",
+            None,
+        ],
+        "threshold_per_class": ["boolean"],
+        "cost_matrix": ["array-like", callable, None],
+        "cost_rule": [StrOptions({"bayes", "empirical"})],
+        "calibration": [StrOptions(set(CALIBRATORS)), None],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "refit": ["boolean"],
         "reject_label": "no_validation",
+        "store_cv_results": ["boolean"],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "scoring": [str, callable],
@@ -234,11 +368,16 @@ class SelectiveClassifier(
         csf_params=None,
         target_coverage=None,
         target_risk=None,
-        delta=None,
+        confidence_level=None,
         rejection_cost=None,
+        threshold_per_class=False,
+        cost_matrix=None,
+        cost_rule="bayes",
+        calibration=None,
         cv=None,
         refit=True,
         reject_label=None,
+        store_cv_results=False,
         n_jobs=None,
         random_state=None,
         scoring="neg_augrc",
@@ -248,11 +387,16 @@ class SelectiveClassifier(
         self.csf_params = csf_params
         self.target_coverage = target_coverage
         self.target_risk = target_risk
-        self.delta = delta
+        self.confidence_level = confidence_level
         self.rejection_cost = rejection_cost
+        self.threshold_per_class = threshold_per_class
+        self.cost_matrix = cost_matrix
+        self.cost_rule = cost_rule
+        self.calibration = calibration
         self.cv = cv
         self.refit = refit
         self.reject_label = reject_label
+        self.store_cv_results = store_cv_results
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.scoring = scoring
@@ -261,7 +405,26 @@ class SelectiveClassifier(
     # Checks of the parameters that depend on each other
     # ----------------------------------------------------------------------------
     def _policy(self):
-        """Name and keyword arguments of the single active threshold policy."""
+        """Name and keyword arguments of the single active policy."""
+        if self.cost_matrix is not None:
+            return self._cost_policy()
+        for name in ("calibration",):
+            if getattr(self, name) is not None:
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r} applies to the cost rule only; "
+                    "set cost_matrix (and rejection_cost) or remove it."
+                )
+        if self.cost_rule != "bayes":
+            raise ValueError(
+                f"cost_rule={self.cost_rule!r} applies to the cost rule only; set "
+                "cost_matrix (and rejection_cost) or leave cost_rule='bayes'."
+            )
+        if self.rejection_cost is not None and np.ndim(self.rejection_cost) > 0:
+            raise ValueError(
+                "rejection_cost with one value per class needs cost_matrix (the "
+                "cost of each error); without it, rejection_cost is one number, "
+                "the cost of an abstention relative to an error's cost 1."
+            )
         given = {
             name: value
             for name, value in (
@@ -274,42 +437,87 @@ class SelectiveClassifier(
         if len(given) > 1:
             raise ValueError(
                 f"Set exactly one threshold policy; got {sorted(given)}. Use "
-                "target_coverage, target_risk (optionally with delta) or "
-                "rejection_cost, and leave the others None."
+                "target_coverage, target_risk (optionally with confidence_level) "
+                "or rejection_cost, and leave the others None."
             )
-        if self.delta is not None and "target_risk" not in given:
+        if self.confidence_level is not None and "target_risk" not in given:
             raise ValueError(
-                "delta is the failure probability of a risk guarantee and needs "
-                "target_risk; set target_risk or remove delta."
+                "confidence_level is the probability that a risk guarantee holds "
+                "and needs target_risk; set target_risk or remove confidence_level."
             )
         if not given:
             return "target_coverage", {"target_coverage": _DEFAULT_TARGET_COVERAGE}
-        if self.delta is not None:
+        if self.confidence_level is not None:
             return "guaranteed_risk", {
                 "target_risk": self.target_risk,
-                "delta": self.delta,
+                "confidence_level": self.confidence_level,
             }
         ((name, value),) = given.items()
         return name, {name: value}
+
+    def _cost_policy(self):
+        others = [
+            name
+            for name in ("target_coverage", "target_risk", "confidence_level")
+            if getattr(self, name) is not None
+        ]
+        if others:
+            raise ValueError(
+                f"cost_matrix is a policy of its own; remove {others} (the cost "
+                "rule abstains where abstaining is cheaper)."
+            )
+        if self.threshold_per_class:
+            raise ValueError(
+                "threshold_per_class=True does not apply to cost_matrix: the cost "
+                "rule already weighs every class by its own costs. Use per-class "
+                "rejection_cost values instead."
+            )
+        if self.rejection_cost is None:
+            raise ValueError(
+                "cost_matrix needs rejection_cost, the cost of abstaining (a "
+                "scalar or one value per true class); e.g. rejection_cost=0.3."
+            )
+        return "cost_rule", {}
 
     def _check_guarantee_is_for_the_deployed_model(self, n_splits):
         """``n_splits`` is 0 for a FrozenEstimator (no split, nothing refitted)."""
         if n_splits == 0 or (not self.refit and n_splits == 1):
             return
         raise ValueError(
-            "A risk guarantee (delta) holds only for the model whose validation "
-            "scores were certified, so that model must be the one deployed. Either "
-            "pass FrozenEstimator(fitted_model) and held-out data to fit, or use a "
-            "single split with refit=False, e.g. cv=0.3, refit=False (fit on 70% of "
-            "the data, certify on the other 30%)."
+            "A risk guarantee (confidence_level) holds only for the model whose "
+            "validation scores were certified, so that model must be the one "
+            "deployed. Either pass FrozenEstimator(fitted_model) and held-out data "
+            "to fit, or use a single split with refit=False, e.g. cv=0.3, "
+            "refit=False (fit on 70% of the data, certify on the other 30%)."
         )
+
+    def _check_estimator(self, policy):
+        estimator = self.estimator
+        name = type(estimator).__name__
+        if not (
+            hasattr(estimator, "predict_proba")
+            or hasattr(estimator, "decision_function")
+        ):
+            raise ValueError(
+                f"estimator={name} has neither predict_proba nor decision_function, "
+                "so its predictions have no confidence: SelectiveClassifier needs a "
+                "classifier (e.g. LogisticRegression, or a Pipeline ending with one)."
+            )
+        if policy == "cost_rule" and not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"cost_matrix needs class probabilities, but estimator={name} has "
+                "no predict_proba. Wrap it in CalibratedClassifierCV, or use "
+                "rejection_cost without cost_matrix."
+            )
+        if policy != "cost_rule":
+            check_csf_supported(estimator, self.csf)
 
     # ----------------------------------------------------------------------------
     # Fit
     # ----------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y, sample_weight=None, **fit_params):
-        """Fit the classifier and the abstention threshold.
+        """Fit the classifier and the abstention rule.
 
         Parameters
         ----------
@@ -336,43 +544,143 @@ class SelectiveClassifier(
         X, y = indexable(X, y)
         y = column_or_1d(y, warn=True)
         policy, policy_params = self._policy()
-        csf_params = self.csf_params or {}
-        check_csf_supported(self.estimator, self.csf)
-        sample_weight = _check_sample_weight(sample_weight, y.shape[0])
+        self._check_estimator(policy)
+        sample_weight = _check_fit_sample_weight(sample_weight, y)
         if policy == "guaranteed_risk" and sample_weight is not None:
             raise ValueError(
-                "sample_weight is not supported with delta: the risk guarantee is a "
-                "binomial bound that counts validation samples."
+                "sample_weight is not supported with confidence_level: the risk "
+                "guarantee is a binomial bound that counts validation samples."
             )
         routed = self._fit_params(sample_weight, fit_params)
+        self.policy_ = policy
+        self.cost_ = self.risk_bound_ = self.calibrator_ = None
+        if policy_params.get("target_coverage") == 1.0:
+            return self._fit_accept_all(X, y, routed)
 
         def check_guarantee(n_splits):
             if policy == "guaranteed_risk":
                 self._check_guarantee_is_for_the_deployed_model(n_splits)
 
         held_out = self._fit_held_out(
-            X, y, routed, self.csf, csf_params, before_fit=check_guarantee
+            X,
+            y,
+            routed,
+            self.csf,
+            self.csf_params or {},
+            before_fit=check_guarantee,
+            predict=_predict_proba_and_msp if policy == "cost_rule" else None,
         )
         self.estimator_ = held_out.estimator
-        y_pred, confidence = held_out.y_pred, held_out.confidence
-        validation = held_out.indices
-
         self.classes_ = self.estimator_.classes_
-        if self.reject_label is not None and np.isin(self.reject_label, self.classes_):
-            raise ValueError(
-                f"reject_label={self.reject_label!r} is one of the classes; choose a "
-                "label that no class uses, e.g. -1 or 'abstain'."
+        check_reject_label(self.reject_label, self.classes_)
+        validation = Bunch(
+            y_true=y[held_out.indices],
+            y_pred=held_out.y_pred,
+            confidence=held_out.confidence,
+            weights=None if sample_weight is None else sample_weight[held_out.indices],
+        )
+        if policy == "cost_rule":
+            self._prepare_cost_rule(validation, held_out.outputs[2])
+        fitted, table, cost = self._fit_validation(validation, policy, policy_params)
+        self.threshold_, self.coverage_ = fitted.threshold, fitted.coverage
+        self.risk_, self.risk_bound_, self.cost_ = fitted.risk, fitted.risk_bound, cost
+        self.validation_curve_ = Bunch(**table)
+        self.cv_results_ = None
+        if self.store_cv_results:
+            self.cv_results_ = self._cv_results(
+                validation, held_out.fold_sizes, policy, policy_params
             )
-        losses = (y_pred != y[validation]).astype(np.float64)
-        weights = None if sample_weight is None else sample_weight[validation]
-        curve = _thresholds._ValidationCurve.from_samples(confidence, losses, weights)
-        fitted = _POLICIES[policy](curve, **policy_params)
-        self.policy_ = policy
-        self.threshold_ = fitted.threshold
-        self.coverage_ = fitted.coverage
-        self.risk_ = fitted.risk
-        self.risk_bound_ = fitted.risk_bound
         return self
+
+    def _fit_accept_all(self, X, y, routed):
+        """``target_coverage=1``: accept every sample; no validation data needed."""
+        self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+        self.classes_ = self.estimator_.classes_
+        check_reject_label(self.reject_label, self.classes_)
+        threshold = -math.inf
+        if self.threshold_per_class:
+            threshold = np.full(len(self.classes_), -math.inf)
+        self.threshold_, self.coverage_, self.risk_ = threshold, 1.0, math.nan
+        if self.threshold_per_class:
+            self.coverage_ = np.ones(len(self.classes_))
+            self.risk_ = np.full(len(self.classes_), math.nan)
+        self.validation_curve_ = self.cv_results_ = None
+        return self
+
+    def _fit_validation(self, validation, policy, policy_params):
+        """The policy's fit on validation predictions: (fit, table, mean cost)."""
+        if policy == "cost_rule":
+            return self._fit_cost_rule(validation)
+        losses = (validation.y_pred != validation.y_true).astype(np.float64)
+        samples = (validation.confidence, losses, validation.weights)
+        if self.threshold_per_class:
+            index = class_index(self.classes_, validation.y_pred)
+            fitted, table = _thresholds.fit_per_class(
+                policy, index, self.classes_, *samples, **policy_params
+            )
+        else:
+            fitted, table = _thresholds.fit_policy(policy, *samples, **policy_params)
+        return fitted, table, None
+
+    def _cv_results(self, validation, fold_sizes, policy, policy_params):
+        """The same policy fitted on each fold's held-out predictions alone."""
+        ends = np.cumsum(fold_sizes)
+        fits, costs = [], []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the pooled fit has warned already
+            for start, end in zip(ends - fold_sizes, ends, strict=True):
+                fold = Bunch(
+                    **{
+                        key: None if value is None else value[start:end]
+                        for key, value in validation.items()
+                    }
+                )
+                fitted, _, cost = self._fit_validation(fold, policy, policy_params)
+                fits.append(fitted)
+                costs.append(cost)
+        return cv_results(fits, fold_sizes, None if costs[0] is None else costs)
+
+    # ----------------------------------------------------------------------------
+    # The cost rule
+    # ----------------------------------------------------------------------------
+    def _prepare_cost_rule(self, validation, proba):
+        """Class indices of the labels and (calibrated) validation probabilities."""
+        validation.y_index = class_index(self.classes_, validation.y_true)
+        if validation.y_index is None:
+            raise ValueError(
+                "y contains labels the classifier does not know (classes_ = "
+                f"{self.classes_.tolist()}); cost_matrix rows need every true "
+                "label to be a class."
+            )
+        self._costs = check_costs(self.cost_matrix, self.rejection_cost, self.classes_)
+        if self.calibration is not None:
+            self.calibrator_ = CALIBRATORS[self.calibration]().fit(
+                proba, validation.y_index, validation.weights
+            )
+            proba = self.calibrator_.transform(proba)
+        validation.proba = proba
+
+    def _fit_cost_rule(self, validation):
+        cost_matrix, rejection = self._costs
+        index, margin = cost_decision(validation.proba, cost_matrix, rejection)
+        truth = validation.y_index
+        accept_cost, reject_cost = cost_matrix[truth, index], rejection[truth]
+        threshold, table = fit_cost_margin(
+            margin,
+            accept_cost,
+            reject_cost,
+            validation.weights,
+            tune=self.cost_rule == "empirical",
+        )
+        fitted, mean_cost = evaluate_cost_rule(
+            threshold,
+            margin,
+            accept_cost,
+            reject_cost,
+            (index != truth).astype(np.float64),
+            validation.weights,
+        )
+        return fitted, table, mean_cost
 
     # ----------------------------------------------------------------------------
     # Prediction
@@ -380,13 +688,33 @@ class SelectiveClassifier(
     def _confidence_source(self):
         """The fitted model, CSF and CSF parameters behind the confidences."""
         check_is_fitted(self, "threshold_")
+        if self.cost_matrix is not None:
+            return self, _CostMargin(self._costs), None
         return self.estimator_, self.csf, self.csf_params or {}
 
-    def _predict_with_confidence(self, X):
+    def _decide(self, X):
+        """Class index of each prediction and its confidence (one inference)."""
         check_is_fitted(self, "threshold_")
-        return predict_with_confidence(
+        if self.cost_matrix is not None:
+            proba = self.estimator_.predict_proba(X)
+            if self.calibrator_ is not None:
+                proba = self.calibrator_.transform(proba)
+            return cost_decision(np.asarray(proba, np.float64), *self._costs)
+        if self.csf == "msp" and not self.csf_params:
+            return msp_decision(self.estimator_.predict_proba(X))
+        y_pred, confidence = predict_with_confidence(
             self.estimator_, X, self.csf, self.csf_params or {}
         )
+        return class_index(self.classes_, y_pred), confidence
+
+    def _accepted(self, index, confidence):
+        if self.threshold_per_class:
+            return confidence >= self.threshold_[index]
+        return confidence >= self.threshold_
+
+    def _predict_with_confidence(self, X):
+        index, confidence = self._decide(X)
+        return self.classes_[index], confidence
 
     def confidence_score(self, X):
         """Confidence of each prediction (higher = more confident).
@@ -399,9 +727,12 @@ class SelectiveClassifier(
         Returns
         -------
         confidence : ndarray of shape (n_samples,)
-            CSF values; a sample is accepted iff ``confidence >= threshold_``.
+            CSF values; a sample is accepted iff ``confidence >= threshold_``
+            (the threshold of its predicted class with ``threshold_per_class``).
+            With ``cost_matrix``: the margin by which abstaining is expected to
+            cost more than the cheapest prediction.
         """
-        return self._predict_with_confidence(X)[1]
+        return self._decide(X)[1]
 
     def predict_accept(self, X):
         """Whether each prediction is accepted (True) or rejected (False).
@@ -414,9 +745,10 @@ class SelectiveClassifier(
         Returns
         -------
         accepted : ndarray of shape (n_samples,), dtype=bool
-            ``confidence_score(X) >= threshold_``.
+            ``confidence_score(X) >= threshold_`` (per predicted class with
+            ``threshold_per_class=True``).
         """
-        return self.confidence_score(X) >= self.threshold_
+        return self._accepted(*self._decide(X))
 
     def predict(self, X):
         """Predict class labels, or ``reject_label`` where the classifier abstains.
@@ -429,23 +761,17 @@ class SelectiveClassifier(
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            The classifier's predictions; rejected samples get ``reject_label``
-            if it is set (the array then has ``object`` dtype when the label's
-            type differs from the classes').
+            The classifier's predictions (with ``cost_matrix``: the class of
+            least expected cost); rejected samples get ``reject_label`` if it
+            is set.
         """
-        y_pred, confidence = self._predict_with_confidence(X)
+        index, confidence = self._decide(X)
+        y_pred = self.classes_[index]
         if self.reject_label is None:
             return y_pred
-        rejected = confidence < self.threshold_
-        try:
-            dtype = np.result_type(y_pred, np.asarray(self.reject_label))
-        except TypeError:
-            dtype = np.dtype(object)
-        if dtype.kind in "US" or (dtype.kind == "O" and y_pred.dtype.kind in "US"):
-            dtype = np.dtype(object)  # strings of both kinds: never truncate
-        output = y_pred.astype(dtype)
-        output[rejected] = self.reject_label
-        return output
+        return with_reject_label(
+            y_pred, self._accepted(index, confidence), self.reject_label
+        )
 
     def score(self, X, y, sample_weight=None):
         """Score the classifier on labelled data, by ``scoring``.
@@ -501,10 +827,14 @@ class SelectiveClassifier(
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_proba(X)``.
+            ``estimator_.predict_proba(X)``, calibrated by ``calibrator_``
+            when ``calibration`` is set.
         """
         check_is_fitted(self, "threshold_")
-        return self.estimator_.predict_proba(X)
+        proba = self.estimator_.predict_proba(X)
+        if self.calibrator_ is not None:
+            proba = self.calibrator_.transform(np.asarray(proba, np.float64))
+        return proba
 
     @available_if(
         _estimator_has("predict_log_proba", delegates=("estimator_", "estimator"))

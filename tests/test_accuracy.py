@@ -1,16 +1,19 @@
 """Label-free accuracy estimation: ATC against Eq. 1-3, theorems, baselines."""
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -23,6 +26,7 @@ from sklearn_selective import (
     average_confidence_accuracy,
     doc_accuracy,
 )
+from sklearn_selective._accuracy import _fit_atc, _SortedScores
 from sklearn_selective.confidence import (
     get_confidence_function,
     get_confidence_function_names,
@@ -33,22 +37,91 @@ from sklearn_selective.confidence import (
 # Direct transcription of [ATC] Eq. 1-3, one candidate threshold at a time
 # ----------------------------------------------------------------------------
 def _reference_atc(scores, correct, target_scores, weights=None, target_weights=None):
-    weights = [1.0] * len(scores) if weights is None else list(weights)
+    """Eq. 1-3 with exact rational arithmetic: distances in weight units."""
+    weights = [1] * len(scores) if weights is None else list(weights)
     target_weights = (
-        [1.0] * len(target_scores) if target_weights is None else list(target_weights)
+        [1] * len(target_scores) if target_weights is None else list(target_weights)
     )
-    total = sum(weights)
-    error = sum(w for w, c in zip(weights, correct, strict=True) if not c) / total
+    weights = [Fraction(w) for w in weights]
+    error = sum(w for w, c in zip(weights, correct, strict=True) if not c)
     best, best_distance = None, None
     for t in sorted({s for s, w in zip(scores, weights, strict=True) if w > 0}):
-        below = sum(w for s, w in zip(scores, weights, strict=True) if s < t) / total
+        below = sum(w for s, w in zip(scores, weights, strict=True) if s < t)
         distance = abs(error - below)
-        if best_distance is None or distance < best_distance:
+        if best_distance is None or distance < best_distance:  # ties: lowest t
             best, best_distance = t, distance
     accepted = sum(
-        w for s, w in zip(target_scores, target_weights, strict=True) if s >= best
+        Fraction(w)
+        for s, w in zip(target_scores, target_weights, strict=True)
+        if s >= best
     )
-    return accepted / sum(target_weights)
+    return float(accepted / sum(Fraction(w) for w in target_weights))
+
+
+def test_tied_distance_goes_to_the_lowest_score():
+    # Source error 2/5; the candidates 0.8 (1/5 below) and 0.9 (3/5 below) are
+    # both at distance 1/5, which floating-point division broke towards 0.9.
+    y = [0, 0, 1, 1, 0]
+    proba = [[0.8, 0.2], [0.9, 0.1], [0.9, 0.1], [0.5, 0.5], [0.8, 0.2]]
+    target = [[0.85, 0.15], [0.88, 0.12], [0.49, 0.51]]
+    assert atc_accuracy(y, proba, target) == pytest.approx(2 / 3)
+    X = np.arange(5)[:, None]
+    atc = ATCEstimator(FrozenEstimator(_FixedProba(proba).fit(X, y))).fit(X, y)
+    assert atc.threshold_ == 0.8
+
+
+class _FixedProba(ClassifierMixin, BaseEstimator):
+    """A 'model' whose probabilities for sample i (X[i, 0] == i) are given."""
+
+    def __init__(self, proba):
+        self.proba = proba
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(self.proba)[np.asarray(X)[:, 0].astype(int)]
+
+    def predict(self, X):
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+
+@st.composite
+def weighted_score_problems(draw):
+    """Scores on a coarse grid (many ties), integer weights, any correctness."""
+    n = draw(st.integers(1, 30))
+    scores = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    correct = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    weights = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n).filter(any))
+    targets = draw(st.lists(st.integers(-1, 7), min_size=1, max_size=20))
+    return (
+        np.array(scores) / 7,
+        np.array(correct, dtype=float),
+        np.array(weights, dtype=float),
+        np.array(targets) / 7,
+    )
+
+
+@given(problem=weighted_score_problems())
+@example(  # the tie of issue 12: distance 1 below 0.8 and 0.9, in weight units
+    problem=(
+        np.array([0.8, 0.9, 0.9, 0.5, 0.8]),
+        np.array([1.0, 1.0, 0.0, 0.0, 1.0]),
+        np.ones(5),
+        np.array([0.85, 0.88, 0.51]),
+    )
+)
+def test_atc_threshold_matches_exact_transcription(problem):
+    scores, correct, weights, targets = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # all-correct sources
+        threshold, _, _ = _fit_atc(scores, correct, weights, 0, None)
+    estimate = _SortedScores(targets, None).share_at_or_above(threshold)
+    expected = _reference_atc(
+        scores.tolist(), correct, targets.tolist(), weights.astype(int).tolist()
+    )
+    assert estimate == expected
 
 
 @st.composite
@@ -91,7 +164,7 @@ def test_atc_matches_transcription(problem, score):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # all-correct sources
         result = atc_accuracy(
-            y, proba, proba_target, score=score, labels=labels, sample_weight=weights
+            y, proba, proba_target, csf=score, labels=labels, sample_weight=weights
         )
     assert result == pytest.approx(expected, abs=1e-12)
 
@@ -147,7 +220,7 @@ def test_theorem_1_binary_every_score_gives_the_same_estimate():
         y = (rng.random(300) < proba[:, 1] * 0.8 + 0.1).astype(int)
         target = _grid_binary(200, rng) ** 1.0
         estimates = {
-            score: atc_accuracy(y, proba, target, score=score, labels=[0, 1])
+            score: atc_accuracy(y, proba, target, csf=score, labels=[0, 1])
             for score in PROBABILITY_SCORES
         }
         assert len(set(estimates.values())) == 1, estimates
@@ -160,8 +233,8 @@ def test_theorem_2_l2_norm_and_l2_to_uniform_agree_for_any_k():
         proba, target = counts[:250] / 32, counts[250:] / 32
         y = rng.integers(0, k, size=250)
         labels = np.arange(k)
-        assert atc_accuracy(y, proba, target, score="l2_norm", labels=labels) == (
-            atc_accuracy(y, proba, target, score="l2_to_uniform", labels=labels)
+        assert atc_accuracy(y, proba, target, csf="l2_norm", labels=labels) == (
+            atc_accuracy(y, proba, target, csf="l2_to_uniform", labels=labels)
         )
 
 
@@ -203,7 +276,7 @@ def test_no_shift_estimate_is_unbiased():
         proba_t, y_t = _draw(rng, 400)
         true_accuracy = np.mean(proba_t.argmax(axis=1) == y_t)
         for score, store in errors.items():
-            estimate = atc_accuracy(y, proba, proba_t, score=score, labels=range(4))
+            estimate = atc_accuracy(y, proba, proba_t, csf=score, labels=range(4))
             store.append(estimate - true_accuracy)
     for score, store in errors.items():
         store = np.asarray(store)
@@ -212,23 +285,81 @@ def test_no_shift_estimate_is_unbiased():
 
 
 # ----------------------------------------------------------------------------
+# The interval covers the population accuracy (no shift)
+# ----------------------------------------------------------------------------
+class _ProbaIsX(ClassifierMixin, BaseEstimator):
+    """A 'model' whose class probabilities are its input rows."""
+
+    def fit(self, X, y):
+        self.classes_ = np.arange(np.asarray(X).shape[1])
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(X)
+
+    def predict(self, X):
+        return self.predict_proba(X).argmax(axis=1)
+
+
+def _population_accuracy(tilt=1.5, k=4):
+    """E[P(correct)] of the simulated model, from 2e6 draws (s.e. ~ 1e-4)."""
+    proba = np.random.default_rng(123).dirichlet(np.full(k, 0.7), size=2_000_000)
+    truth = proba**tilt
+    truth /= truth.sum(axis=1, keepdims=True)
+    return float(truth[np.arange(proba.shape[0]), proba.argmax(axis=1)].mean())
+
+
+def _interval_coverage(repetitions, n_source, n_target):
+    population = _population_accuracy()
+    model = FrozenEstimator(_ProbaIsX().fit(np.eye(4), range(4)))
+    hits = 0
+    for repetition in range(repetitions):
+        rng = np.random.default_rng([repetition, 1])  # not the bootstrap's stream
+        proba, y = _draw(rng, n_source)
+        target, _ = _draw(rng, n_target)
+        atc = ATCEstimator(model, n_bootstrap=200, random_state=repetition)
+        _, (low, high) = atc.fit(proba, y).estimate_accuracy(
+            target, return_interval=True
+        )
+        hits += low <= population <= high
+    coverage = hits / repetitions
+    print(f"coverage {coverage:.4f} over {repetitions} repetitions")
+    standard_error = np.sqrt(0.95 * 0.05 / repetitions)
+    assert abs(coverage - 0.95) <= 2 * standard_error, coverage
+
+
+def test_interval_covers_the_population_accuracy():
+    # Before the target was resampled too, the coverage was about 0.85 here.
+    _interval_coverage(repetitions=300, n_source=300, n_target=300)
+
+
+@pytest.mark.slow
+def test_interval_covers_the_population_accuracy_long():
+    _interval_coverage(repetitions=1500, n_source=200, n_target=600)
+
+
+def test_interval_is_reproducible_and_unit_weights_change_nothing():
+    rng = np.random.default_rng(7)
+    proba, y = _draw(rng, 200)
+    target, _ = _draw(rng, 50)
+    model = FrozenEstimator(_ProbaIsX().fit(np.eye(4), range(4)))
+    atc = ATCEstimator(model, n_bootstrap=50, random_state=0).fit(proba, y)
+    first = atc.estimate_accuracy(target, return_interval=True)
+    assert atc.estimate_accuracy(target, return_interval=True) == first
+    estimate, interval = atc.estimate_accuracy(
+        target, sample_weight=np.ones(50), return_interval=True
+    )  # unit weights change nothing
+    assert (estimate, *interval) == pytest.approx((first[0], *first[1]))
+    # The target resamples are not the source resamples' stream.
+    assert not np.array_equal(
+        np.random.default_rng(atc._target_seed).integers(0, 200, 200),
+        np.random.default_rng(0).integers(0, 200, 200),
+    )
+
+
+# ----------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------
-def _expected_failed_checks(estimator):
-    if isinstance(estimator, ATCEstimator):
-        reason = (
-            "The SPEC names ATCEstimator's score-function parameter `score`, which "
-            "shadows the conventional `score` method that this check calls; "
-            "ATCEstimator has no score method."
-        )
-        return {
-            "check_fit_score_takes_y": reason,
-            "check_n_features_in_after_fitting": reason,
-            "check_pipeline_consistency": reason,
-        }
-    return {}
-
-
 @parametrize_with_checks(
     [
         ATCEstimator(LogisticRegression()),
@@ -236,7 +367,6 @@ def _expected_failed_checks(estimator):
         AverageConfidenceEstimator(LogisticRegression()),
         DoCEstimator(LogisticRegression()),
     ],
-    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
@@ -269,9 +399,9 @@ def test_frozen_estimator_matches_the_functional_form(shifted):
         model.predict_proba(X_target),
     )
     for score in ("msp", "negative_entropy"):
-        atc = ATCEstimator(frozen, score=score).fit(X_source, y_source)
+        atc = ATCEstimator(frozen, csf=score).fit(X_source, y_source)
         assert atc.estimate_accuracy(X_target) == atc_accuracy(
-            y_source, proba_source, proba_target, score=score
+            y_source, proba_source, proba_target, csf=score
         )
         assert np.mean(atc.predict_correct(X_target)) == atc.estimate_accuracy(X_target)
     ac = AverageConfidenceEstimator(frozen).fit(X_source, y_source)
@@ -324,7 +454,7 @@ def test_binary_estimator_gives_the_same_estimate_for_every_score():
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[:400], y[:400])
     frozen = FrozenEstimator(model)
     estimates = {
-        score: ATCEstimator(frozen, score=score)
+        score: ATCEstimator(frozen, csf=score)
         .fit(X[400:800], y[400:800])
         .estimate_accuracy(X[800:] * 1.5)
         for score in PROBABILITY_SCORES
@@ -347,7 +477,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="same classes"):
         atc_accuracy(y, proba, [[1.0, 0.0, 0.0]])
     with pytest.raises(ValueError, match="probability-based score"):
-        atc_accuracy(y, proba, proba, score="max_logit")
+        atc_accuracy(y, proba, proba, csf="max_logit")
     with pytest.raises(ValueError, match="sum to 1"):
         atc_accuracy(y, [[0.9, 0.9], [0.2, 0.8]], proba)
 
@@ -361,3 +491,47 @@ def test_unfitted_and_interval_errors(shifted):
         atc.estimate_accuracy(X_target, return_interval=True)
     with pytest.raises(ValueError, match="confidence_level"):
         atc.estimate_accuracy(X_target, confidence_level=1.5)
+
+
+@pytest.mark.parametrize(
+    "csf, match",
+    [
+        (lambda p: np.full(p.shape[0], np.nan), "NaN or infinite"),
+        (lambda p: np.where(p[:, 0] > 0.5, np.inf, 0.0), "NaN or infinite"),
+        (lambda p: p, r"shape \(2, 2\)"),
+        (lambda p: p.max(axis=1)[:1], r"shape \(1,\)"),
+        (lambda p: ["a"] * p.shape[0], "calling it failed|finite float"),
+    ],
+)
+def test_callable_score_output_is_validated(csf, match):
+    y = [0, 1]
+    proba = [[0.9, 0.1], [0.2, 0.8]]
+    with pytest.raises(ValueError, match=match) as info:
+        atc_accuracy(y, proba, proba, csf=csf)
+    assert "csf=" in str(info.value)
+
+
+def test_score_is_the_negative_estimation_error(shifted):
+    model, X_source, y_source, X_target, y_target = shifted
+    frozen = FrozenEstimator(model)
+    accuracy = np.mean(model.predict(X_target) == y_target)
+    for estimator in (
+        ATCEstimator(frozen, csf="negative_entropy"),
+        AverageConfidenceEstimator(frozen),
+        DoCEstimator(frozen),
+    ):
+        estimator.fit(X_source, y_source)
+        expected = -abs(estimator.estimate_accuracy(X_target) - accuracy)
+        assert estimator.score(X_target, y_target) == pytest.approx(expected)
+        weights = np.arange(y_target.shape[0]) % 3
+        estimate = estimator.estimate_accuracy(X_target, sample_weight=weights)
+        weighted = np.average(model.predict(X_target) == y_target, weights=weights)
+        assert estimator.score(
+            X_target, y_target, sample_weight=weights
+        ) == pytest.approx(-abs(estimate - weighted))
+    with pytest.raises(ValueError, match="one label per sample"):
+        estimator.score(X_target, y_target[:-1])
+    grid = GridSearchCV(
+        ATCEstimator(frozen), {"csf": ["msp", "negative_entropy"]}, cv=2
+    ).fit(X_source, y_source)
+    assert grid.best_params_["csf"] in ("msp", "negative_entropy")

@@ -1,6 +1,5 @@
 """Bootstrap intervals and the paired comparison of confidence score functions."""
 
-import itertools
 import time
 import warnings
 from functools import partial
@@ -11,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import ndtr
-from scipy.stats import bootstrap, wilcoxon
+from scipy.stats import bootstrap
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import InvalidParameterError
 from test_public_functions import (
@@ -21,6 +20,7 @@ from test_public_functions import (
 from sklearn_selective.metrics import (
     augrc,
     aurc,
+    bootstrap_metric,
     coverage_at_risk,
     e_aurc,
     naurc,
@@ -28,11 +28,6 @@ from sklearn_selective.metrics import (
     selective_risk_at_coverage,
     uq_auc,
     uq_c_index,
-)
-from sklearn_selective.metrics._bootstrap import (
-    _holm,
-    bootstrap_metric,
-    compare_confidence_functions,
 )
 
 METRICS = {
@@ -415,7 +410,7 @@ def test_reproducible_and_seed_conventions():
 
 def test_blocks_do_not_change_the_resamples(monkeypatch):
     """Memory-bounded blocks draw the same stream as one big draw."""
-    import sklearn_selective.metrics._bootstrap as module
+    import sklearn_selective.metrics._resampling as module
 
     y_true, y_pred, confidence, _ = _data(n=40, seed=13)
     run = partial(bootstrap_metric, "augrc", y_true, y_pred, confidence, n_resamples=37)
@@ -538,218 +533,12 @@ def test_percentile_interval_covers_the_population_augrc():
 
 
 # --------------------------------------------------------------------------------------
-# compare_confidence_functions
-# --------------------------------------------------------------------------------------
-def _csfs(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    y_true = rng.integers(0, 2, n)
-    correct = rng.random(n) < 0.8
-    y_pred = np.where(correct, y_true, 1 - y_true)
-    confidences = {
-        "random": rng.random(n),
-        "oracle": correct + rng.random(n) * 0.1,
-        "good": rng.random(n) + 0.6 * correct,
-    }
-    return y_true, y_pred, confidences
-
-
-@pytest.mark.parametrize("metric", ["augrc", "aurc", "e_aurc", "uq_auc"])
-def test_comparison_ranks_the_oracle_first(metric):
-    y_true, y_pred, confidences = _csfs()
-    result = compare_confidence_functions(
-        y_true, y_pred, confidences, metric=metric, n_resamples=200, random_state=0
-    )
-    assert result.ranking == ["oracle", "good", "random"]
-    assert result.names == ["random", "oracle", "good"]
-    assert result.greater_is_better == (metric == "uq_auc")
-    assert result.p_values.shape == result.significant.shape == (3, 3)
-    assert result.significant.dtype == bool
-    assert np.isnan(np.diag(result.p_values)).all()
-    assert not np.diag(result.significant).any()
-    # oracle > good > random, all significantly; never the other way round.
-    expected = np.array([[0, 0, 0], [1, 0, 1], [1, 0, 0]], dtype=bool)
-    assert_array_equal(result.significant, expected)
-    assert result.mean_rank["oracle"] < result.mean_rank["good"]
-    assert result.mean_rank["good"] < result.mean_rank["random"]
-    assert sum(result.mean_rank.values()) == pytest.approx(6.0)
-    public = {"augrc": augrc, "aurc": aurc, "e_aurc": e_aurc, "uq_auc": uq_auc}[metric]
-    for name, scores in confidences.items():
-        assert result.statistic[name] == public(y_true, y_pred, scores)
-        low, high = result.confidence_interval[name]
-        assert low <= high
-    assert "ranking=['oracle', 'good', 'random']" in repr(result)
-    text = str(result)
-    positions = [text.index(f"  {name} ") for name in result.ranking]
-    assert positions == sorted(positions)
-
-
-def test_comparison_uses_paired_resamples():
-    """Every CSF sees the same resamples: column j is bootstrap_metric of CSF j."""
-    y_true, y_pred, confidences = _csfs(n=120, seed=1)
-    sample_weight = np.random.default_rng(0).random(120)
-    result = compare_confidence_functions(
-        y_true,
-        y_pred,
-        confidences,
-        metric="aurc",
-        n_resamples=60,
-        random_state=3,
-        sample_weight=sample_weight,
-        estimator="log",
-    )
-    assert result.bootstrap_distribution.shape == (60, 3)
-    for column, scores in enumerate(confidences.values()):
-        single = bootstrap_metric(
-            "aurc",
-            y_true,
-            y_pred,
-            scores,
-            n_resamples=60,
-            random_state=3,
-            sample_weight=sample_weight,
-            estimator="log",
-            confidence_level=0.95,
-        )
-        assert_array_equal(
-            result.bootstrap_distribution[:, column], single.bootstrap_distribution
-        )
-
-
-def _holm_transcription(p_values, alpha):
-    """Holm (1979), literally: step down through the sorted p-values."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for step, i in enumerate(order):
-        running = max(running, min(1.0, (m - step) * p_values[i]))
-        adjusted[i] = running
-    rejected = [False] * m
-    for step, i in enumerate(order):
-        if p_values[i] > alpha / (m - step):
-            break
-        rejected[i] = True
-    return np.array(adjusted), np.array(rejected)
-
-
-@given(
-    st.lists(
-        st.one_of(st.sampled_from([0.001, 0.01, 0.02, 0.5]), st.floats(0, 1)),
-        min_size=1,
-        max_size=30,
-    )
-)
-def test_holm_matches_transcription(p_values):
-    adjusted, rejected = _holm_transcription(p_values, 0.05)
-    assert_allclose(_holm(p_values), adjusted, rtol=1e-15)
-    assert_array_equal(_holm(p_values) <= 0.05, rejected)
-
-
-@pytest.mark.parametrize("metric", ["augrc", "uq_auc"])
-def test_comparison_tests_match_scipy_and_holm(metric):
-    rng = np.random.default_rng(5)
-    n = 200
-    y_true = rng.integers(0, 2, n)
-    correct = rng.random(n) < 0.7
-    y_pred = np.where(correct, y_true, 1 - y_true)
-    # Close competitors, so that some comparisons are not significant.
-    confidences = {
-        f"csf{k}": rng.random(n) + (0.3 + 0.05 * k) * correct for k in range(4)
-    }
-    confidences["copy"] = confidences["csf0"] * 2.0  # same ranking as csf0
-    alpha = 0.05
-    result = compare_confidence_functions(
-        y_true,
-        y_pred,
-        confidences,
-        metric=metric,
-        n_resamples=80,
-        alpha=alpha,
-        random_state=0,
-    )
-    values = result.bootstrap_distribution
-    sign = -1.0 if metric == "uq_auc" else 1.0
-    pairs = list(itertools.permutations(range(5), 2))
-    raw = []
-    for i, j in pairs:
-        if np.all(values[:, i] == values[:, j]):
-            raw.append(1.0)
-        else:
-            raw.append(
-                wilcoxon(
-                    sign * values[:, i], sign * values[:, j], alternative="less"
-                ).pvalue
-            )
-    adjusted, rejected = _holm_transcription(raw, alpha)
-    for (i, j), p, reject in zip(pairs, adjusted, rejected, strict=True):
-        assert result.p_values[i, j] == pytest.approx(p, rel=1e-10)
-        assert result.significant[i, j] == reject
-    assert result.significant.any() and not result.significant.all()
-    copy, original = result.names.index("copy"), result.names.index("csf0")
-    assert result.p_values[copy, original] == result.p_values[original, copy] == 1.0
-    assert result.mean_rank["copy"] == result.mean_rank["csf0"]
-
-
-def test_comparison_with_probabilities_and_c_index():
-    y_true, _, confidence, proba = _data(n=150, seed=15, ties=False)
-    y_pred = proba.argmax(axis=1)
-    gap = 1.0 - proba[np.arange(150), y_true]
-    result = compare_confidence_functions(
-        y_true,
-        proba,
-        {"msp": proba.max(axis=1), "oracle": -gap, "noise": confidence},
-        metric=uq_c_index,
-        n_resamples=40,
-        random_state=0,
-    )
-    assert result.ranking[0] == "oracle"
-    assert result.statistic["oracle"] == 1.0
-    assert result.metric == "uq_c_index"
-    assert result.greater_is_better
-    del y_pred
-
-
-def test_comparison_leaves_out_undefined_resamples():
-    n = 25
-    losses = np.zeros(n)
-    losses[3] = 1.0
-    rng = np.random.default_rng(0)
-    confidences = {"a": rng.random(n), "b": rng.random(n)}
-    with pytest.warns(UndefinedMetricWarning, match="resamples"):
-        result = compare_confidence_functions(
-            None,
-            None,
-            confidences,
-            metric="uq_auc",
-            loss=losses,
-            n_resamples=50,
-            random_state=0,
-        )
-    undefined = np.isnan(result.bootstrap_distribution)
-    assert undefined.any()
-    assert_array_equal(undefined[:, 0], undefined[:, 1])
-    assert np.isfinite(list(result.mean_rank.values())).all()
-
-
-def test_comparison_with_every_resample_undefined():
-    confidences = {"a": np.linspace(0, 1, 8), "b": np.linspace(1, 0, 8)}
-    with pytest.warns(UndefinedMetricWarning):
-        result = compare_confidence_functions(
-            None, None, confidences, metric="uq_auc", loss=np.zeros(8), n_resamples=5
-        )
-    assert np.isnan(list(result.mean_rank.values())).all()
-    assert_array_equal(result.p_values[[0, 1], [1, 0]], [1.0, 1.0])
-    assert not result.significant.any()
-
-
-# --------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "func", [bootstrap_metric, compare_confidence_functions], ids=lambda f: f.__name__
-)
-def test_param_validation(func):
-    check_param_validation(f"sklearn_selective.metrics.{func.__name__}", func)
+def test_param_validation():
+    check_param_validation(
+        "sklearn_selective.metrics.bootstrap_metric", bootstrap_metric
+    )
 
 
 def test_bootstrap_metric_errors():
@@ -782,31 +571,3 @@ def test_bootstrap_metric_errors():
         bootstrap_metric("augrc", y_true, y_pred, confidence, estimator="log")
     with pytest.raises(InvalidParameterError, match="estimator"):
         bootstrap_metric("aurc", y_true, y_pred, confidence, estimator="exact")
-
-
-def test_compare_errors():
-    y_true, y_pred, confidences = _csfs(n=50)
-    with pytest.raises(ValueError, match="at least two"):
-        compare_confidence_functions(y_true, y_pred, {"a": confidences["good"]})
-    with pytest.raises(ValueError, match="one score per sample"):
-        compare_confidence_functions(
-            y_true, y_pred, {"a": confidences["good"], "b": confidences["good"][:-1]}
-        )
-    for metric in (_generic(augrc), partial(augrc, loss="zero_one")):
-        with pytest.raises(ValueError, match="scalar metrics"):
-            compare_confidence_functions(y_true, y_pred, confidences, metric=metric)
-    with pytest.raises(InvalidParameterError, match="metric"):
-        compare_confidence_functions(y_true, y_pred, confidences, metric="accuracy")
-    with pytest.raises(InvalidParameterError, match="confidences"):
-        compare_confidence_functions(y_true, y_pred, [confidences["good"]] * 2)
-    with pytest.raises(InvalidParameterError, match="alpha"):
-        compare_confidence_functions(y_true, y_pred, confidences, alpha=0.0)
-    proba = np.column_stack([1 - confidences["good"] / 2, confidences["good"] / 2])
-    with pytest.raises(ValueError, match="uq_c_index has no loss"):
-        compare_confidence_functions(
-            y_true, proba, confidences, metric="uq_c_index", loss="brier"
-        )
-    with pytest.raises(ValueError, match="confidence"):
-        compare_confidence_functions(
-            y_true, y_pred, {**confidences, "bad": np.full(50, np.nan)}
-        )

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = sorted(
-    (Path(__file__).resolve().parent.parent / "examples").glob("plot_*.py")
-)
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[path.name for path in EXAMPLES])
@@ -18,7 +17,15 @@ def test_example_runs(script, tmp_path):
     result = subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
-        env={**os.environ, "MPLBACKEND": "Agg"},
+        # the checkout first, so that the examples run on this code even when the
+        # package is not installed
+        env={
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
+            ),
+        },
         capture_output=True,
         text=True,
         timeout=600,

@@ -342,3 +342,100 @@ def test_invariant_to_permutation_and_increasing_transforms(
             _assert_same(transform(base[2]), transformed[2])
         else:
             _assert_same(base, transformed)
+
+
+# ------------------------------------------------------------------------------------
+# Issue 12: extreme scales and exact zeros
+# ------------------------------------------------------------------------------------
+# How each metric responds to multiplying every loss by c: linearly or not at all.
+LINEAR_IN_LOSS = {
+    "aurc": True,
+    "aurc_log": True,
+    "sele": True,
+    "e_aurc": True,
+    "naurc": False,
+    "augrc": True,
+    "risk_at_coverage": True,
+    "risk_coverage_curve": True,
+    "generalized_curve": True,
+}
+
+
+@pytest.mark.parametrize(
+    "name, metric, scale_invariant",
+    [m for m in METRICS if m[2]],
+    ids=[m[0] for m in METRICS if m[2]],
+)
+@pytest.mark.parametrize("scale", [1e300, 2.0**1000, 1e-300])
+def test_extreme_weights_keep_scale_invariance(
+    name, metric, scale_invariant, scale, tied_problem
+):
+    confidence, losses = tied_problem
+    w = np.random.default_rng(1).random(len(losses)) + 0.1
+    base = metric(None, None, confidence, loss=losses, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        scaled = metric(None, None, confidence, loss=losses, sample_weight=scale * w)
+    _assert_same(base, scaled, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, linear", LINEAR_IN_LOSS.items())
+@pytest.mark.parametrize("scale", [1e300, 1e308 / 7.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_huge_losses_scale_the_metrics(name, linear, scale, weighted, tied_problem):
+    metric = {m[0]: m[1] for m in METRICS}[name]
+    confidence, losses = tied_problem
+    losses = losses / losses.max()
+    w = np.random.default_rng(2).random(len(losses)) + 0.1 if weighted else None
+    base = metric(None, None, confidence, loss=losses, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        scaled = metric(None, None, confidence, loss=scale * losses, sample_weight=w)
+    if not linear:
+        _assert_same(base, scaled)
+    elif isinstance(base, tuple):  # curves: (coverage, risk, thresholds)
+        _assert_same(base[0], scaled[0])
+        _assert_same(base[1], np.asarray(scaled[1]) / scale)
+    else:
+        assert scaled / scale == pytest.approx(base, rel=1e-12, abs=1e-300)
+
+
+def test_augrc_and_uq_auc_with_weights_of_1e300():
+    confidence, losses = [0.9, 0.5, 0.3, 0.1], [0.0, 1.0, 0.0, 1.0]
+    w = np.full(4, 1e300)
+    assert augrc(None, None, confidence, loss=losses, sample_weight=w) == 0.1875
+    assert uq_auc(None, None, confidence, loss=losses, sample_weight=w) == 0.75
+    big = 1e308 * np.array(losses)
+    assert augrc(None, None, confidence, loss=big) == pytest.approx(0.1875e308)
+
+
+def test_e_aurc_and_naurc_are_exactly_zero_for_a_perfect_ranking():
+    assert e_aurc(None, None, [0, 1, 2, 3, 4], loss=[1, 1, 0, 0, 0]) == 0.0
+    assert naurc(None, None, [0, 1, 2, 3, 4], loss=[1, 1, 0, 0, 0]) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("estimator", ["harmonic", "log"])
+def test_e_aurc_is_exactly_zero_for_every_oracle_optimal_ranking(seed, estimator):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    losses = rng.choice([0.0, 0.1, 0.3, 1.0, 2.5], n)
+    w = rng.choice([0.0, 0.3, 1.0, 7.0], n) if seed % 2 else None
+    if w is not None and not w.any():
+        w[0] = 1.0
+    # Any confidence that decreases with the loss, ties only within one loss.
+    confidence = -losses * 100 + rng.integers(0, 3, n) * (seed % 3 != 0)
+    kwargs = {"loss": losses, "sample_weight": w, "estimator": estimator}
+    assert e_aurc(None, None, confidence, **kwargs) == 0.0
+    value = _quiet(naurc, None, None, confidence, **kwargs)
+    single_loss = np.unique(losses if w is None else losses[w > 0]).shape[0] < 2
+    assert math.isnan(value) if single_loss else value == 0.0
+    # Ties across two loss values are not optimal: the excess is positive.
+    if np.unique(losses).shape[0] > 1:
+        merged = np.where(losses == losses.max(), -losses.max() * 100, confidence)
+        merged[np.argmin(losses)] = -losses.max() * 100
+        positive = w is None or (
+            w[losses == losses.max()].any() and w[np.argmin(losses)] > 0
+        )
+        if positive:
+            assert e_aurc(None, None, merged, **kwargs) > 0

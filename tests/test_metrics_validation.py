@@ -225,3 +225,154 @@ def test_tiny_inputs(n):
     if n == 1:
         assert aurc(None, None, [0.3], loss=[1.0]) == 1.0
         assert augrc(None, None, [0.3], loss=[1.0]) == 0.5
+
+
+# ------------------------------------------------------------------------------------
+# Issue 12: wrong numbers and unclear messages
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", RISK_METRICS)
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [
+        ([0, 1, 1], ["0", "1", "1"]),
+        (["a", "b", "b"], [0, 1, 1]),
+        (np.array([0, 1, 1], dtype=object), np.array(["0", "1", "1"], dtype=object)),
+    ],
+    ids=["int-str", "str-int", "object"],
+)
+def test_mixed_label_types_raise(name, y_true, y_pred):
+    with pytest.raises(ValueError, match=r"Mix of label input types.*y_pred"):
+        _call(name, y_true, y_pred, [0.9, 0.5, 0.1])
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+def test_labels_mixing_strings_and_numbers_raise(name):
+    y_true = np.array([0, "1", 1], dtype=object)
+    with pytest.raises(ValueError, match="y_true mixes strings and numbers"):
+        _call(name, y_true, y_true, [0.9, 0.5, 0.1])
+
+
+def test_numerically_equal_labels_of_different_dtypes_match():
+    confidence = [0.9, 0.5, 0.1]
+    expected = aurc([0, 1, 1], [0, 1, 0], confidence)
+    assert aurc([0, 1, 1], [0.0, 1.0, 0.0], confidence) == expected
+    assert aurc([False, True, True], [0, 1, 0], confidence) == expected
+
+
+def test_labels_of_another_type_than_y_true_raise():
+    y_proba = np.array([[0.9, 0.1], [0.2, 0.8]])
+    with pytest.raises(ValueError, match=r"Mix of label input types.*labels"):
+        aurc([0, 1], y_proba, [0.9, 0.8], labels=["0", "1"])
+
+
+UNNORMALISED = np.array([[0.5, 0.3], [0.2, 0.8], [0.6, 0.4]])
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "brier", "zero_one"])
+def test_probabilities_that_do_not_sum_to_one_raise(loss):
+    with pytest.raises(ValueError, match="Each row of y_pred must sum to 1"):
+        aurc([0, 1, 0], UNNORMALISED, [0.9, 0.5, 0.1], loss=loss)
+
+
+def test_uq_c_index_rejects_rows_that_do_not_sum_to_one():
+    with pytest.raises(ValueError, match="Each row of y_proba must sum to 1"):
+        uq_c_index([0, 1, 0], UNNORMALISED, [0.9, 0.5, 0.1])
+
+
+def test_metrics_and_confidence_functions_share_one_probability_message():
+    from sklearn_selective.confidence import msp
+
+    with pytest.raises(ValueError) as csf_error:
+        msp(UNNORMALISED)
+    with pytest.raises(ValueError) as metric_error:
+        aurc([0, 1, 0], UNNORMALISED, [0.9, 0.5, 0.1], loss="log_loss")
+    assert str(metric_error.value) == str(csf_error.value).replace("proba", "y_pred")
+
+
+def _low_precision_probabilities(n_classes, dtype):
+    rng = np.random.default_rng(n_classes)
+    proba = rng.dirichlet(np.ones(n_classes), 2000).astype(dtype)
+    if dtype == np.float16:  # the suggested fix, done in float16 itself
+        proba = proba / proba.sum(axis=1, keepdims=True)
+    return proba
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, "round4"])
+@pytest.mark.parametrize("n_classes", [2, 3, 10, 100])
+def test_low_precision_probabilities_are_accepted_everywhere(dtype, n_classes):
+    from sklearn_selective.confidence import msp, negative_entropy
+
+    if dtype == "round4":
+        proba = np.round(_low_precision_probabilities(n_classes, np.float64), 4)
+    else:
+        proba = _low_precision_probabilities(n_classes, dtype)
+    y_true = np.arange(proba.shape[0]) % n_classes
+    confidence = msp(proba)
+    assert np.isfinite(negative_entropy(proba)).all()
+    for loss in ["zero_one", "log_loss", "brier"]:
+        assert np.isfinite(aurc(y_true, proba, confidence, loss=loss))
+    assert np.isfinite(uq_c_index(y_true, proba, confidence))
+
+
+def test_probability_tolerance_formula():
+    from sklearn_selective.confidence._blockwise import probability_tolerance
+
+    assert probability_tolerance(np.float64, 3) == pytest.approx(3e-4)
+    assert probability_tolerance(np.int64, 2) == pytest.approx(2e-4)
+    assert probability_tolerance(np.float16, 10) == pytest.approx(10 * 2.0**-10)
+    # Just outside the tolerance is rejected, in every precision.
+    for dtype in [np.float16, np.float32, np.float64]:
+        off = 2 * probability_tolerance(dtype, 2)
+        proba = np.array([[0.5, 0.5 - off]], dtype=np.float64).astype(dtype)
+        with pytest.raises(ValueError, match="sum to 1"):
+            aurc([0], proba, [0.5], loss="log_loss")
+
+
+def test_float16_probabilities_give_the_float64_losses():
+    proba = np.array([[0.25, 0.75], [0.875, 0.125]], dtype=np.float16)
+    y_true, confidence = [1, 0], [0.9, 0.1]
+    for loss in ["log_loss", "brier"]:
+        assert aurc(y_true, proba, confidence, loss=loss) == aurc(
+            y_true, proba.astype(np.float64), confidence, loss=loss
+        )
+
+
+@pytest.mark.parametrize("name", RISK_METRICS)
+@pytest.mark.parametrize(
+    "argument, value, match",
+    [
+        ("confidence", ["a", "b", "c", "d"], "confidence must hold numbers"),
+        ("confidence", [[0.1, 0.2], [0.3], [0.4], [0.5]], "confidence is ragged"),
+        ("confidence", [1j, 2j, 3j, 4j], "confidence must be real-valued"),
+        ("sample_weight", ["a", "b", "c", "d"], "sample_weight must hold numbers"),
+        ("loss", ["a", "b", "c", "d"], "loss must hold numbers"),
+        ("loss", [[0.1, 0.2], [0.3], [0.4], [0.5]], "loss is ragged"),
+        ("y_pred", [[0.1, 0.9], [0.3], [0.4, 0.6], [1, 0]], "y_pred is ragged"),
+        ("y_true", [[0], [1, 2], [1], [0]], "y_true is ragged"),
+    ],
+)
+def test_messages_name_the_argument(name, argument, value, match):
+    arguments = {"y_true": Y_TRUE, "y_pred": Y_PRED, "confidence": CONFIDENCE}
+    if argument in arguments:
+        arguments[argument] = value
+        kwargs = {}
+    else:
+        kwargs = {argument: value}
+    with pytest.raises(ValueError, match=match):
+        _call(name, *arguments.values(), **kwargs)
+
+
+def test_uq_c_index_with_one_dimensional_y_proba_names_y_proba():
+    with pytest.raises(ValueError, match=r"^y_proba must hold class probabilities"):
+        uq_c_index([0, 1, 1], [0.1, 0.7, 0.6], [0.9, 0.5, 0.1])
+
+
+def test_sample_weight_messages_name_the_argument_given():
+    from sklearn_selective.metrics._validation import _check_sample_weight
+
+    with pytest.raises(ValueError, match="target_sample_weight has 2 entries but"):
+        _check_sample_weight(
+            [1, 1], 3, name="target_sample_weight", reference="proba_target"
+        )
+    with pytest.raises(ValueError, match="target_sample_weight must be non-neg"):
+        _check_sample_weight([1, -1], 2, name="target_sample_weight")

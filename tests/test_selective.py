@@ -25,7 +25,34 @@ from sklearn_selective import SelectiveClassifier
 # No expected failures: with ``reject_label=None`` (the default) ``predict``
 # returns the refitted model's labels, so even the sample-weight equivalence
 # check passes although the out-of-fold threshold depends on the CV splits.
-@parametrize_with_checks([SelectiveClassifier(LogisticRegression())])
+def _zero_one_costs(classes):
+    return 1 - np.eye(len(classes))
+
+
+@parametrize_with_checks(
+    [
+        SelectiveClassifier(LogisticRegression()),
+        SelectiveClassifier(
+            LogisticRegression(), target_risk=0.2, threshold_per_class=True
+        ),
+        SelectiveClassifier(LogisticRegression(), target_coverage=1.0),
+        SelectiveClassifier(
+            LogisticRegression(),
+            cost_matrix=_zero_one_costs,
+            rejection_cost=0.3,
+            cost_rule="empirical",
+            calibration="isotonic",
+            store_cv_results=True,
+        ),
+        SelectiveClassifier(
+            LogisticRegression(),
+            cost_matrix=_zero_one_costs,
+            rejection_cost=0.3,
+            calibration="temperature",
+        ),
+    ]
+)
+@pytest.mark.filterwarnings("ignore:.*cannot have a threshold of their own")
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
@@ -126,8 +153,66 @@ def test_binary_problem_with_a_decision_function_only_classifier():
 
 def test_reject_label_must_not_be_a_class(data):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="reject_label=1 is one of the classes"):
+    with pytest.raises(ValueError, match=r"reject_label=1 .* one of the classes.*-1"):
         SelectiveClassifier(_model(), reject_label=1).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "labels, reject_label, match",
+    [
+        (["cat", "dog", "bird"], -1, "must be a string.*reject_label='abstain'"),
+        (["abstain", "dog", "bird"], None, None),
+        ([0, 1, 2], "abstain", "must be an integer.*reject_label=-1"),
+        ([0, 1, 2], 0.5, "must be an integer"),
+        ([-1, 0, 1], -1, "one of the classes.*reject_label=-2"),
+        ([0.0, 1.0, 2.0], "x", "must be a number"),
+        (["abstain", "dog", "bird"], "abstain", "reject_label='rejected'"),
+    ],
+)
+def test_reject_label_must_match_the_classes_type(data, labels, reject_label, match):
+    # Issue 12 item 8: -1 with string classes gave a mixed array that crashed
+    # accuracy_score; now fit refuses it and suggests a valid label.
+    X, y, _, _ = data
+    y = np.asarray(labels)[y]
+    clf = SelectiveClassifier(_model(), reject_label=reject_label)
+    if match is None:
+        clf.fit(X, y)
+        return
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "labels, reject_label, dtype_kind",
+    [
+        ([0, 1, 2], -1, "i"),
+        ([0.0, 1.0, 2.0], -1, "f"),
+        (["a", "b", "c"], "abstain", "U"),
+    ],
+)
+def test_predictions_with_a_reject_label_keep_the_classes_type(
+    data, labels, reject_label, dtype_kind
+):
+    from sklearn.metrics import accuracy_score
+
+    X, y, X_new, y_new = data
+    labels = np.asarray(labels)
+    clf = SelectiveClassifier(_model(), reject_label=reject_label).fit(X, labels[y])
+    y_pred = clf.predict(X_new)
+    assert y_pred.dtype.kind == dtype_kind
+    assert np.sum(y_pred == reject_label) > 0
+    assert 0 < accuracy_score(labels[y_new], y_pred) < 1
+
+
+def test_messages_name_the_argument_and_never_give_circular_advice(data):
+    from sklearn.linear_model import LinearRegression
+
+    X, y, _, _ = data
+    for csf in ("msp", "max_logit"):
+        with pytest.raises(ValueError, match="estimator=LinearRegression has neither"):
+            SelectiveClassifier(LinearRegression(), csf=csf).fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight has 10 entries but y has"):
+        SelectiveClassifier(_model()).fit(X, y, sample_weight=np.ones(10))
 
 
 # ------------------------------------------------------------------------------------
@@ -157,14 +242,16 @@ def _true_selective_risk(threshold):
     return (1 - min(max(threshold, 0.5), 1.0)) / 2
 
 
-def _guarantee_violation_rate(n_repeats, n_validation, target, delta, seed):
+def _guarantee_violation_rate(n_repeats, n_validation, target, confidence_level, seed):
     rng = np.random.default_rng(seed)
     model = FrozenEstimator(CalibratedCoin().fit(None, None))
     violations = 0
     for _ in range(n_repeats):
         x = rng.random((n_validation, 1))
         y = (rng.random(n_validation) < 0.5 + x[:, 0] / 2).astype(int)
-        clf = SelectiveClassifier(model, target_risk=target, delta=delta).fit(x, y)
+        clf = SelectiveClassifier(
+            model, target_risk=target, confidence_level=confidence_level
+        ).fit(x, y)
         if np.isfinite(clf.threshold_):  # else it abstains on everything
             assert clf.risk_ <= clf.risk_bound_ < target
         violations += _true_selective_risk(clf.threshold_) > target
@@ -173,9 +260,10 @@ def _guarantee_violation_rate(n_repeats, n_validation, target, delta, seed):
 
 @pytest.mark.filterwarnings("ignore:No threshold certifies")
 def test_sgr_guarantee_holds_fast():
-    # 300 repetitions: the rate is <= delta up to 3 Monte Carlo standard errors.
+    # 300 repetitions: the rate is <= 1 - confidence_level = delta up to 3 Monte
+    # Carlo standard errors.
     delta = 0.1
-    rate = _guarantee_violation_rate(300, 500, target=0.1, delta=delta, seed=0)
+    rate = _guarantee_violation_rate(300, 500, 0.1, confidence_level=0.9, seed=0)
     assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 300)
 
 
@@ -183,25 +271,32 @@ def test_sgr_guarantee_holds_fast():
 @pytest.mark.filterwarnings("ignore:No threshold certifies")
 def test_sgr_guarantee_holds_slow():
     delta = 0.2
-    rate = _guarantee_violation_rate(3000, 300, target=0.12, delta=delta, seed=1)
+    rate = _guarantee_violation_rate(3000, 300, 0.12, confidence_level=0.8, seed=1)
     assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 3000)
 
 
 def test_guarantee_needs_the_certified_model_to_be_deployed(data):
     X, y, _, _ = data
     with pytest.raises(ValueError, match="holds only for the model"):
-        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1).fit(X, y)
+        SelectiveClassifier(_model(), target_risk=0.1, confidence_level=0.9).fit(X, y)
     with pytest.raises(ValueError, match="holds only for the model"):
-        SelectiveClassifier(_model(), target_risk=0.1, delta=0.1, cv=0.3).fit(X, y)
+        SelectiveClassifier(
+            _model(), target_risk=0.1, confidence_level=0.9, cv=0.3
+        ).fit(X, y)
     clf = SelectiveClassifier(
-        _model(), target_risk=0.2, delta=0.1, cv=0.3, refit=False, random_state=0
+        _model(),
+        target_risk=0.2,
+        confidence_level=0.9,
+        cv=0.3,
+        refit=False,
+        random_state=0,
     ).fit(X, y)
     assert clf.policy_ == "guaranteed_risk"
     assert clf.risk_ <= clf.risk_bound_ < 0.2
     fitted = _model().fit(X[:1000], y[:1000])
-    clf = SelectiveClassifier(FrozenEstimator(fitted), target_risk=0.2, delta=0.1).fit(
-        X[1000:], y[1000:]
-    )
+    clf = SelectiveClassifier(
+        FrozenEstimator(fitted), target_risk=0.2, confidence_level=0.9
+    ).fit(X[1000:], y[1000:])
     assert clf.estimator_.estimator is fitted
     assert clf.risk_bound_ < 0.2
 
@@ -210,9 +305,13 @@ def test_guarantee_refuses_too_few_samples_and_weights(data):
     X, y, _, _ = data
     fitted = FrozenEstimator(_model().fit(X, y))
     with pytest.raises(ValueError, match="cannot be certified from 20"):
-        SelectiveClassifier(fitted, target_risk=0.01, delta=0.05).fit(X[:20], y[:20])
-    with pytest.raises(ValueError, match="sample_weight is not supported with delta"):
-        SelectiveClassifier(fitted, target_risk=0.1, delta=0.05).fit(
+        SelectiveClassifier(fitted, target_risk=0.01, confidence_level=0.95).fit(
+            X[:20], y[:20]
+        )
+    with pytest.raises(
+        ValueError, match="sample_weight is not supported with confidence_level"
+    ):
+        SelectiveClassifier(fitted, target_risk=0.1, confidence_level=0.95).fit(
             X, y, sample_weight=np.ones(len(y))
         )
 
@@ -326,16 +425,28 @@ def test_sample_weight_without_support_in_fit_warns(data):
         ({"target_coverage": 0.0}, InvalidParameterError, "target_coverage"),
         ({"target_coverage": 1.5}, InvalidParameterError, "target_coverage"),
         ({"target_risk": 1.0}, InvalidParameterError, "target_risk"),
-        ({"target_risk": 0.1, "delta": 1.0}, InvalidParameterError, "delta"),
-        ({"target_risk": 0.1, "delta": 0.0}, InvalidParameterError, "delta"),
+        (
+            {"target_risk": 0.1, "confidence_level": 1.0},
+            InvalidParameterError,
+            "confidence_level",
+        ),
+        (
+            {"target_risk": 0.1, "confidence_level": 0.0},
+            InvalidParameterError,
+            "confidence_level",
+        ),
         ({"rejection_cost": 0.0}, InvalidParameterError, "rejection_cost"),
         (
             {"target_coverage": 0.8, "target_risk": 0.1},
             ValueError,
             "Set exactly one threshold policy",
         ),
-        ({"delta": 0.1}, ValueError, "needs target_risk"),
-        ({"target_coverage": 0.8, "delta": 0.1}, ValueError, "needs target_risk"),
+        ({"confidence_level": 0.9}, ValueError, "needs target_risk"),
+        (
+            {"target_coverage": 0.8, "confidence_level": 0.9},
+            ValueError,
+            "needs target_risk",
+        ),
         ({"csf": "energy"}, ValueError, "decision_function"),
     ],
 )
@@ -353,3 +464,250 @@ def test_unfitted_classifier_raises_not_fitted(data):
     for method in ("predict", "predict_accept", "confidence_score", "predict_proba"):
         with pytest.raises(NotFittedError):
             getattr(clf, method)(X_new)
+
+
+# ------------------------------------------------------------------------------------
+# Per-fold results and the validation table (issue 14 item 4)
+# ------------------------------------------------------------------------------------
+def test_cv_results_are_the_policy_on_each_fold(data):
+    X, y, _, _ = data
+    clf = SelectiveClassifier(
+        _model(), target_coverage=0.8, cv=KFold(4), store_cv_results=True
+    ).fit(X, y)
+    results = clf.cv_results_
+    assert results["threshold"].shape == (4,)
+    np.testing.assert_array_equal(results["n_samples"], [500] * 4)
+    assert np.all(results["coverage"] >= 0.8)
+    assert results["std_threshold"] == pytest.approx(np.std(results["threshold"]))
+    # Fold 0 alone: the same policy on the first fold's out-of-fold predictions.
+    first = SelectiveClassifier(
+        _model(), target_coverage=0.8, cv=[next(KFold(4).split(X))], refit=False
+    ).fit(X, y)
+    assert results["threshold"][0] == first.threshold_
+    assert results["risk"][0] == first.risk_
+    assert SelectiveClassifier(_model()).fit(X, y).cv_results_ is None
+
+
+def test_validation_curve_is_the_table_the_threshold_comes_from(data):
+    X, y, _, _ = data
+    clf = SelectiveClassifier(_model(), target_risk=0.1).fit(X, y)
+    table = clf.validation_curve_
+    assert np.all(np.diff(table["threshold"]) < 0)
+    row = np.flatnonzero(table["threshold"] == clf.threshold_)[0]
+    assert table["coverage"][row] == clf.coverage_
+    assert table["risk"][row] == clf.risk_
+    # The lowest threshold with a risk <= target: every lower one exceeds it.
+    assert np.all(table["risk"][row + 1 :] > 0.1)
+    assert table["coverage"][-1] == 1.0
+
+
+# ------------------------------------------------------------------------------------
+# Choosing the CSF by AUGRC at the price of the model (issue 14 item 5)
+# ------------------------------------------------------------------------------------
+class CountingLogisticRegression(LogisticRegression):
+    n_fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        CountingLogisticRegression.n_fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_accept_all_fits_the_model_once_and_scores_like_the_threshold_mode(data):
+    X, y, X_new, y_new = data
+    CountingLogisticRegression.n_fits = 0
+    cheap = SelectiveClassifier(
+        CountingLogisticRegression(), csf="margin", target_coverage=1.0
+    ).fit(X, y)
+    assert CountingLogisticRegression.n_fits == 1
+    assert cheap.threshold_ == -np.inf and cheap.coverage_ == 1.0
+    assert cheap.predict_accept(X_new).all()
+    assert cheap.validation_curve_ is None
+    full = SelectiveClassifier(CountingLogisticRegression(), csf="margin", cv=3)
+    full.fit(X, y)
+    assert CountingLogisticRegression.n_fits == 1 + 4
+    assert cheap.score(X_new, y_new) == full.score(X_new, y_new)
+
+
+def test_grid_search_over_csfs_is_the_same_with_accept_all(data):
+    X, y, _, _ = data
+    grid = {"csf": ["msp", "margin", "negative_entropy"]}
+    searches = [
+        GridSearchCV(SelectiveClassifier(_model(), **params), grid, cv=3).fit(X, y)
+        for params in ({"target_coverage": 1.0}, {"cv": 3})
+    ]
+    np.testing.assert_array_equal(
+        searches[0].cv_results_["mean_test_score"],
+        searches[1].cv_results_["mean_test_score"],
+    )
+
+
+# ------------------------------------------------------------------------------------
+# Per-class thresholds (issue 16 item 1)
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"target_coverage": 0.8},
+        {"target_risk": 0.15},
+        {"rejection_cost": 0.3},
+    ],
+)
+def test_per_class_thresholds_apply_to_each_predicted_class(data, params):
+    X, y, X_new, _ = data
+    clf = SelectiveClassifier(_model(), threshold_per_class=True, **params)
+    clf.fit(X, y)
+    for attribute in ("threshold_", "coverage_", "risk_"):
+        assert getattr(clf, attribute).shape == (3,)
+    if "target_coverage" in params:
+        assert np.all(clf.coverage_ >= 0.8)
+    if "target_risk" in params:
+        assert np.all(clf.risk_ <= 0.15)
+    y_pred = clf.estimator_.predict(X_new)
+    confidence = clf.confidence_score(X_new)
+    expected = confidence >= clf.threshold_[np.searchsorted(clf.classes_, y_pred)]
+    np.testing.assert_array_equal(clf.predict_accept(X_new), expected)
+    assert set(clf.validation_curve_["class"]) == {0, 1, 2}
+
+
+def test_per_class_with_a_class_too_rare_to_threshold_warns(data):
+    X, y, _, _ = data
+    keep = (y != 2) | (np.arange(len(y)) < 60)  # about 20 samples of class 2
+    with pytest.warns(UserWarning, match="class 2: .* fewer than 20"):
+        clf = SelectiveClassifier(
+            _model(), target_coverage=0.9, threshold_per_class=True
+        ).fit(X[keep], y[keep])
+    pooled = SelectiveClassifier(_model(), target_coverage=0.9).fit(X[keep], y[keep])
+    assert clf.threshold_[2] == pooled.threshold_
+
+
+class ThreeClassCoin(ClassifierMixin, BaseEstimator):
+    """Feature 0: x ~ U(0, 1); feature 1: the predicted class. The MSP is
+    p = 0.5 + x / 2 and the prediction is right with probability p, so each
+    class's true selective risk at threshold t is (1 - t) / 2."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1, 2])
+        self.n_features_in_ = 2
+        return self
+
+    def predict_proba(self, X):
+        X = np.asarray(X)
+        p = 0.5 + X[:, 0] / 2
+        proba = np.repeat(((1 - p) / 2)[:, None], 3, axis=1)
+        proba[np.arange(len(X)), X[:, 1].astype(int)] = p
+        return proba
+
+    def predict(self, X):
+        return np.asarray(X)[:, 1].astype(int)
+
+
+def _per_class_violation_rate(n_repeats, n_validation, target, level, seed):
+    rng = np.random.default_rng(seed)
+    model = FrozenEstimator(ThreeClassCoin().fit(None, None))
+    violations = 0
+    for _ in range(n_repeats):
+        x = rng.random(n_validation)
+        predicted = rng.integers(0, 3, n_validation)
+        right = rng.random(n_validation) < 0.5 + x / 2
+        y = np.where(
+            right, predicted, (predicted + rng.integers(1, 3, n_validation)) % 3
+        )
+        clf = SelectiveClassifier(
+            model, target_risk=target, confidence_level=level, threshold_per_class=True
+        ).fit(np.column_stack([x, predicted]), y)
+        risks = [_true_selective_risk(t) for t in clf.threshold_]
+        violations += max(risks) > target
+    return violations / n_repeats
+
+
+@pytest.mark.filterwarnings("ignore:No threshold certifies")
+@pytest.mark.filterwarnings("ignore:.*cannot have a threshold of their own")
+def test_per_class_sgr_holds_family_wise():
+    # Family-wise: the chance that ANY class's risk exceeds the target is at most
+    # 1 - confidence_level (+ 2 Monte Carlo standard errors).
+    level, n_repeats = 0.7, 200
+    rate = _per_class_violation_rate(n_repeats, 900, 0.1, level, seed=2)
+    delta = 1 - level
+    assert rate <= delta + 2 * math.sqrt(delta * (1 - delta) / n_repeats)
+
+
+# ------------------------------------------------------------------------------------
+# The cost rule (issue 16 item 2)
+# ------------------------------------------------------------------------------------
+def test_cost_rule_is_the_bayes_rule_on_the_probabilities(data):
+    X, y, X_new, _ = data
+    costs = np.array([[0, 1, 4], [1, 0, 1], [8, 1, 0]], dtype=float)
+    rejection = np.array([0.5, 0.2, 0.9])
+    clf = SelectiveClassifier(
+        _model(), cost_matrix=costs, rejection_cost=rejection
+    ).fit(X, y)
+    assert clf.policy_ == "cost_rule" and clf.threshold_ == 0.0
+    proba = clf.estimator_.predict_proba(X_new)
+    expected = proba @ costs
+    best = expected.argmin(axis=1)
+    accepted = proba @ rejection >= expected.min(axis=1)
+    np.testing.assert_array_equal(clf.predict_accept(X_new), accepted)
+    np.testing.assert_array_equal(clf.predict(X_new), clf.classes_[best])
+    assert 0 < accepted.mean() < 1
+    assert clf.cost_ > 0
+
+
+def test_empirical_cost_rule_does_not_cost_more_on_validation(data):
+    X, y, _, _ = data
+    costs = 1 - np.eye(3)
+    fits = {
+        rule: SelectiveClassifier(
+            _model(), cost_matrix=costs, rejection_cost=0.2, cost_rule=rule
+        ).fit(X, y)
+        for rule in ("bayes", "empirical")
+    }
+    assert fits["empirical"].cost_ <= fits["bayes"].cost_
+    table = fits["empirical"].validation_curve_
+    assert fits["empirical"].cost_ == pytest.approx(table["cost"].min())
+
+
+@pytest.mark.parametrize("calibration", ["temperature", "isotonic"])
+def test_calibration_maps_the_probabilities_the_rule_reads(data, calibration):
+    X, y, X_new, _ = data
+    clf = SelectiveClassifier(
+        _model(), cost_matrix=1 - np.eye(3), rejection_cost=0.3, calibration=calibration
+    ).fit(X, y)
+    proba = clf.predict_proba(X_new)
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    assert not np.allclose(proba, clf.estimator_.predict_proba(X_new))
+    np.testing.assert_array_equal(
+        clf.predict_accept(X_new), (1 - proba.max(axis=1)) <= 0.3
+    )
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"cost_matrix": np.ones((2, 2)), "rejection_cost": 0.3}, "shape"),
+        ({"cost_matrix": 1 - np.eye(3)}, "needs rejection_cost"),
+        (
+            {"cost_matrix": 1 - np.eye(3), "rejection_cost": [0.1, 0.2]},
+            "one value per class",
+        ),
+        ({"cost_matrix": -np.eye(3), "rejection_cost": 0.3}, "non-negative"),
+        (
+            {"cost_matrix": 1 - np.eye(3), "rejection_cost": 0.3, "target_risk": 0.1},
+            "policy of its own",
+        ),
+        (
+            {
+                "cost_matrix": 1 - np.eye(3),
+                "rejection_cost": 0.3,
+                "threshold_per_class": True,
+            },
+            "does not apply to cost_matrix",
+        ),
+        ({"calibration": "isotonic"}, "cost rule only"),
+        ({"cost_rule": "empirical"}, "cost rule only"),
+        ({"rejection_cost": [0.1, 0.2, 0.3]}, "needs cost_matrix"),
+    ],
+)
+def test_bad_cost_parameters(data, params, match):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match=match):
+        SelectiveClassifier(_model(), **params).fit(X, y)

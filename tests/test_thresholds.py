@@ -136,7 +136,7 @@ def test_sgr_matches_a_transcription_of_algorithm_1(seed):
     losses = (rng.random(n) < 0.4 * (1 - confidence)).astype(float)
     target, delta = 0.08, 0.1
     fit = fit_guaranteed_risk(
-        _ValidationCurve.from_samples(confidence, losses, None), target, delta
+        _ValidationCurve.from_samples(confidence, losses, None), target, 1 - delta
     )
     threshold, bound = _sgr_transcription(confidence, losses, target, delta)
     assert fit.threshold == threshold
@@ -151,18 +151,224 @@ def test_sgr_abstains_with_a_warning_when_nothing_is_certified():
     losses = np.ones(500)
     with pytest.warns(UserWarning, match="abstains on every sample"):
         fit = fit_guaranteed_risk(
-            _ValidationCurve.from_samples(confidence, losses, None), 0.1, 0.1
+            _ValidationCurve.from_samples(confidence, losses, None), 0.1, 0.9
         )
     assert fit.threshold == math.inf and fit.coverage == 0
 
 
 def test_sgr_refuses_too_few_samples():
-    needed = min_samples_for_guarantee(0.01, 0.05, sgr_n_tests(10))
+    needed = min_samples_for_guarantee(0.01, 0.95, sgr_n_tests(10))
     # With one sample fewer than needed, zero failures cannot certify the target.
     assert clopper_pearson_upper(0, needed - 1, 0.05 / sgr_n_tests(10)) >= 0.01
     assert clopper_pearson_upper(0, needed, 0.05 / sgr_n_tests(10)) < 0.01
     confidence = np.arange(10.0)
     with pytest.raises(ValueError, match="cannot be certified from 10 validation"):
         fit_guaranteed_risk(
-            _ValidationCurve.from_samples(confidence, np.zeros(10), None), 0.01, 0.05
+            _ValidationCurve.from_samples(confidence, np.zeros(10), None), 0.01, 0.95
         )
+
+
+# ------------------------------------------------------------------------------------
+# Per-class thresholds: brute force over every candidate threshold of each class
+# ------------------------------------------------------------------------------------
+from sklearn_selective import _thresholds  # noqa: E402
+from sklearn_selective._cost import (  # noqa: E402
+    cost_decision,
+    fit_cost_margin,
+)
+from sklearn_selective._thresholds import fit_per_class  # noqa: E402
+
+
+@st.composite
+def per_class_sets(draw, max_n=30):
+    confidence, losses, weights = draw(validation_sets(max_n))
+    n = len(losses)
+    index = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    return confidence, losses, weights, index
+
+
+def _brute_force_class_fit(policy, target, confidence, losses, weights):
+    """Every candidate (distinct confidences, then inf) scored by direct loops."""
+    candidates = [*sorted(set(confidence.tolist()), reverse=True), math.inf]
+    scored = [(t, *_accepted(confidence, losses, weights, t)) for t in candidates]
+    if policy == "target_coverage":
+        return next(t for t, c, _ in scored if c >= target - 1e-12)
+    if policy == "target_risk":
+        feasible = [t for t, c, r in scored if c > 0 and r <= target + 1e-12]
+        return feasible[-1] if feasible else math.inf
+    w = np.ones_like(losses) if weights is None else weights
+    costs = []
+    for t in candidates:
+        accepted = confidence >= t
+        cost = (w * losses)[accepted].sum() + target * w[~accepted].sum()
+        costs.append(cost / w.sum())
+    best = min(costs)
+    # Ties: the lowest threshold (the larger coverage); abstaining (inf) only
+    # when it is strictly cheaper than every finite threshold.
+    ties = [t for t, c in zip(candidates, costs, strict=True) if c <= best + 1e-12]
+    finite = [t for t in ties if t != math.inf]
+    return finite[-1] if finite else math.inf
+
+
+@pytest.fixture
+def no_minimum_per_class(monkeypatch):
+    monkeypatch.setattr(_thresholds, "MIN_CLASS_PREDICTIONS", 1)
+
+
+@pytest.mark.usefixtures("no_minimum_per_class")
+@pytest.mark.parametrize(
+    "policy, target",
+    [
+        ("target_coverage", 0.5),
+        ("target_coverage", 0.9),
+        ("target_risk", 0.3),
+        ("target_risk", 0.0),
+        ("rejection_cost", 0.4),
+        ("rejection_cost", 0.5),
+    ],
+)
+@given(problem=per_class_sets())
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_per_class_policies_match_brute_force(policy, target, problem):
+    confidence, losses, weights, index = problem
+    classes = np.array(["a", "b", "c"])
+    fit, table = fit_per_class(
+        policy, index, classes, confidence, losses, weights, **{policy: target}
+    )
+    assert fit.threshold.shape == (3,)
+    for c in range(3):
+        mask = index == c
+        w = None if weights is None else weights[mask]
+        if not mask.any():  # no prediction: the global threshold, nan coverage
+            assert math.isnan(fit.coverage[c])
+            continue
+        expected = _brute_force_class_fit(
+            policy, target, confidence[mask], losses[mask], w
+        )
+        if policy == "rejection_cost" and len(set(confidence[mask])) == 0:
+            continue
+        assert fit.threshold[c] == expected
+        coverage, risk = _accepted(confidence[mask], losses[mask], w, expected)
+        assert fit.coverage[c] == pytest.approx(coverage)
+        np.testing.assert_allclose(fit.risk[c], risk)
+        rows = table["class"] == classes[c]
+        assert set(table["threshold"][rows]) == set(confidence[mask])
+
+
+def test_rare_class_falls_back_to_the_global_threshold_with_a_warning():
+    rng = np.random.default_rng(0)
+    confidence = rng.random(200)
+    losses = (rng.random(200) < 0.5 * (1 - confidence)).astype(float)
+    index = np.where(np.arange(200) < 5, 1, 0)  # class 1: 5 predictions
+    with pytest.warns(UserWarning, match=r"class 'b': 5 validation predictions"):
+        fit, _ = fit_per_class(
+            "target_coverage",
+            index,
+            np.array(["a", "b"]),
+            confidence,
+            losses,
+            None,
+            target_coverage=0.8,
+        )
+    pooled = fit_target_coverage(
+        _ValidationCurve.from_samples(confidence, losses, None), 0.8
+    )
+    assert fit.threshold[1] == pooled.threshold
+    assert fit.threshold[0] != pooled.threshold
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.filterwarnings("ignore:No threshold")
+def test_per_class_sgr_is_sgr_per_class_at_the_bonferroni_level(seed):
+    rng = np.random.default_rng(seed)
+    n = 900
+    confidence = rng.integers(0, 60, n) / 60
+    losses = (rng.random(n) < 0.4 * (1 - confidence)).astype(float)
+    index = rng.integers(0, 3, n)
+    fit, _ = fit_per_class(
+        "guaranteed_risk",
+        index,
+        np.array([0, 1, 2]),
+        confidence,
+        losses,
+        None,
+        target_risk=0.1,
+        confidence_level=0.85,
+    )
+    for c in range(3):
+        mask = index == c
+        threshold, bound = _sgr_transcription(
+            confidence[mask], losses[mask], 0.1, delta=0.15 / 3
+        )
+        assert fit.threshold[c] == threshold
+        if bound is not None:
+            assert fit.risk_bound[c] == pytest.approx(bound, rel=1e-10)
+
+
+# ------------------------------------------------------------------------------------
+# The cost rule against loops over classes
+# ------------------------------------------------------------------------------------
+@st.composite
+def cost_problems(draw, max_n=12):
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(1, max_n))
+    # Quarter probabilities and small integer costs: every sum is exact in float,
+    # so ties between classes and with abstaining really are ties.
+    rows = []
+    for _ in range(n):
+        cuts = sorted(draw(st.lists(st.integers(0, 4), min_size=k - 1, max_size=k - 1)))
+        bounds = [0, *cuts, 4]
+        rows.append([(bounds[j + 1] - bounds[j]) / 4 for j in range(k)])
+    proba = np.array(rows)
+    matrix = np.array(
+        draw(st.lists(st.integers(0, 4), min_size=k * k, max_size=k * k)), float
+    ).reshape(k, k)
+    rejection = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=k, max_size=k))
+    )
+    y = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    return proba, matrix, rejection, y
+
+
+@given(cost_problems())
+def test_bayes_cost_rule_matches_loops_with_ties(problem):
+    proba, matrix, rejection, _ = problem
+    index, margin = cost_decision(proba, matrix, rejection)
+    for i, p in enumerate(proba):
+        k = len(p)
+        expected = [sum(p[t] * matrix[t, j] for t in range(k)) for j in range(k)]
+        best = min(range(k), key=lambda j: (expected[j], j))  # ties: first class
+        reject = sum(p[t] * rejection[t] for t in range(k))
+        assert index[i] == best
+        # Abstain iff abstaining is strictly cheaper; a tie predicts.
+        assert (margin[i] >= 0) == (reject >= expected[best])
+
+
+@given(cost_problems(), st.booleans())
+def test_empirical_cost_margin_matches_brute_force(problem, weighted):
+    proba, matrix, rejection, y = problem
+    index, margin = cost_decision(proba, matrix, rejection)
+    accept_cost, reject_cost = matrix[y, index], rejection[y]
+    weights = np.arange(1.0, len(y) + 1) if weighted else None
+    threshold, table = fit_cost_margin(
+        margin, accept_cost, reject_cost, weights, tune=True
+    )
+    w = np.ones(len(y)) if weights is None else weights
+    candidates = [*sorted(set(margin.tolist()), reverse=True), math.inf]
+    totals = [
+        sum(
+            w[i] * (accept_cost[i] if margin[i] >= t else reject_cost[i])
+            for i in range(len(y))
+        )
+        for t in candidates
+    ]
+    best = min(totals)
+    ties = [t for t, c in zip(candidates, totals, strict=True) if c <= best + 1e-9]
+    finite = [t for t in ties if t != math.inf]
+    assert threshold == (finite[-1] if finite else math.inf)
+    assert fit_cost_margin(margin, accept_cost, reject_cost, weights, tune=False)[
+        0
+    ] == pytest.approx(0.0)
+    np.testing.assert_allclose(
+        table["cost"], np.array(totals[:-1]) / w.sum(), atol=1e-12
+    )

@@ -13,9 +13,27 @@ import numpy as np
 # negligible, small enough that a block and its temporaries stay in L2 cache.
 _BLOCK_ELEMENTS = 1 << 16
 
-# Rows of probabilities must sum to one within this absolute tolerance; it
-# admits float32 rounding and values saved with ~5 significant digits.
-PROBABILITY_TOLERANCE = 1e-4
+# Probabilities are accepted within a tolerance of the exact constraints
+# (0 <= p <= 1 and rows summing to 1) that grows with the input's precision and
+# the number of classes k:
+#
+#     tol = k * max(eps(dtype), PROBABILITY_RESOLUTION)
+#
+# each entry in [-tol_entry, 1 + tol_entry] with tol_entry = tol / k, each row
+# sum within tol of 1. eps(dtype) is the machine epsilon of the array's dtype
+# (2**-10 for float16, 2**-23 for float32, 2**-52 for float64 and for
+# integers). An entry rounded to d significant bits is off by at most eps / 2,
+# a row of k entries by k eps / 2, and renormalising in that precision adds as
+# much again; rounding to 4 decimals moves each entry by at most 5e-5 = half of
+# PROBABILITY_RESOLUTION. Both fit with a margin of about two.
+PROBABILITY_RESOLUTION = 1e-4
+
+
+def probability_tolerance(dtype, n_classes):
+    """Absolute tolerance of a row sum: ``n_classes * max(eps(dtype), 1e-4)``."""
+    dtype = np.dtype(dtype)
+    eps = np.finfo(dtype).eps if dtype.kind == "f" else np.finfo(np.float64).eps
+    return n_classes * max(float(eps), PROBABILITY_RESOLUTION)
 
 
 def _as_float_array(values, name, ndim):
@@ -47,26 +65,46 @@ _SHAPES = {
 }
 
 
-def check_probability_block(block, name="proba"):
+def check_probability_block(block, name="proba", dtype=None):
     """Raise ``ValueError`` unless every row of ``block`` is a probability vector.
 
-    ``block`` has classes on its last axis. NaN fails every comparison, so the
-    range checks also reject NaN and infinity.
+    ``block`` has classes on its last axis; ``dtype`` is the precision the values
+    were given in (default: ``block.dtype``), which sets the tolerance of
+    :func:`probability_tolerance`. NaN fails every comparison, so the range
+    checks also reject NaN and infinity. This is the one check of probabilities
+    used by the confidence functions and by the metrics.
     """
-    tol = PROBABILITY_TOLERANCE
-    if not (block.min() >= -tol and block.max() <= 1 + tol):
+    n_classes = block.shape[-1]
+    tol = probability_tolerance(block.dtype if dtype is None else dtype, n_classes)
+    entry_tol = tol / n_classes
+    if not (block.min() >= -entry_tol and block.max() <= 1 + entry_tol):
         raise ValueError(
-            f"{name} must hold probabilities in [0, 1] without NaN or infinity. "
-            "Pass the output of predict_proba (or softmax your logits and use a "
-            "logit-based CSF such as 'max_logit' on the raw values instead)."
+            f"{name} must hold probabilities that lie in [0, 1], without NaN or "
+            "infinity. Pass the output of predict_proba (or softmax your logits "
+            "and use a logit-based CSF such as 'max_logit' on the raw values "
+            "instead)."
         )
-    row_sums = block @ np.ones(block.shape[-1])  # BLAS: much faster than sum
-    if not np.all(np.abs(row_sums - 1) <= tol):
-        worst = float(np.max(np.abs(row_sums - 1)))
+    # BLAS, in float64 whatever the input precision: much faster than sum.
+    row_sums = block @ np.ones(n_classes)
+    deviation = np.abs(row_sums - 1)
+    if not np.all(deviation <= tol):
         raise ValueError(
-            f"Each row of {name} must sum to 1 (within {tol:g}); a row is off by "
-            f"{worst:.3g}. Normalise with proba / proba.sum(axis=-1, keepdims=True)."
+            f"Each row of {name} must sum to 1 (within {tol:.3g} = n_classes * "
+            f"max(eps, 1e-4) for {n_classes} classes); a row is off by "
+            f"{float(np.max(deviation)):.3g}. Normalise the rows in float64: "
+            "p = p / p.sum(axis=-1, keepdims=True)."
         )
+
+
+def check_probabilities(array, name="proba"):
+    """:func:`check_probability_block` on row blocks of a whole 2-d array.
+
+    Validates in cache-sized blocks so that no temporary of the array's size is
+    made; the tolerance follows ``array.dtype``.
+    """
+    step = max(1, _BLOCK_ELEMENTS // max(1, array.shape[-1]))
+    for start in range(0, array.shape[0], step):
+        check_probability_block(array[start : start + step], name, array.dtype)
 
 
 def check_finite_block(block, name="logits"):
@@ -85,7 +123,8 @@ def apply_blockwise(kernel, array, check, *, row_axis=0, **params):
     array : ndarray
         Validated float array (float32 blocks are converted one at a time).
     check : callable
-        ``check(block)`` raises ``ValueError`` on invalid input.
+        ``check(block)`` raises ``ValueError`` on invalid input; it sees the
+        block in the input's dtype, before the conversion to float64.
     row_axis : int
         The samples axis: 0 for ``(n, k)``, 1 for ``(m, n, k)`` ensembles.
 
@@ -100,8 +139,9 @@ def apply_blockwise(kernel, array, check, *, row_axis=0, **params):
     prefix = (slice(None),) * row_axis
     for start in range(0, n_rows, step):
         rows = slice(start, start + step)
-        block = array[(*prefix, rows)].astype(np.float64, copy=False)
-        check(block)
+        block = array[(*prefix, rows)]
+        check(block)  # in the input's precision, which sets the tolerance
+        block = block.astype(np.float64, copy=False)
         out[rows] = kernel(block, **params)
     return out
 

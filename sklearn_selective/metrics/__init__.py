@@ -6,13 +6,14 @@ Every metric follows the contract of the project's SPEC: accepted iff
 random order, sample weights as frequency weights.
 """
 
-from ._bootstrap import (
+from ._bootstrap import bootstrap_metric
+from ._comparison import compare_confidence_functions, compare_systems
+from ._ranking import uq_auc, uq_c_index
+from ._results import (
     BootstrapResult,
     ConfidenceComparisonResult,
-    bootstrap_metric,
-    compare_confidence_functions,
+    SystemComparisonResult,
 )
-from ._ranking import uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
     aurc,
@@ -35,10 +36,12 @@ from ._scorers import (
 __all__ = [
     "BootstrapResult",
     "ConfidenceComparisonResult",
+    "SystemComparisonResult",
     "augrc",
     "aurc",
     "bootstrap_metric",
     "compare_confidence_functions",
+    "compare_systems",
     "coverage_at_risk",
     "e_aurc",
     "generalized_risk_coverage_curve",

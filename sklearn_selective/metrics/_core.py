@@ -104,9 +104,10 @@ class GroupStats(NamedTuple):
 def _harmonic_difference(x, y):
     """``H_x - H_y`` for real ``x >= y >= 0`` with ``H_z = digamma(z + 1) + gamma``.
 
-    Computed from the asymptotic series of the digamma difference when both arguments
-    are large, so that small differences of large harmonic numbers keep full relative
-    precision (the direct difference loses ~log10(n) digits at sample size n).
+    Computed from the asymptotic series of the digamma difference when both
+    arguments are large, so that small differences of large harmonic numbers
+    keep full relative precision (the direct difference loses ~log10(n) digits
+    at sample size n). :func:`_tabulated_difference` serves small integers.
     """
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     small = y + 1.0 < _ASYMPTOTIC_MIN
@@ -114,6 +115,33 @@ def _harmonic_difference(x, y):
     if small.any():
         result[small] = digamma(x[small] + 1.0) - digamma(y[small] + 1.0)
     return result
+
+
+# Harmonic numbers in exact fixed point: 1/k = q1 2**-58 + q2 2**-88 + (< 2**-88),
+# both digits from integer division, so their prefix sums are exact in int64 and
+# H_x - H_y = (P[x] - P[y]) 2**-58 + (Q[x] - Q[y]) 2**-88 has a relative error of
+# a few units in the last place (plus x 2**-88 / (H_x - H_y) <= x**2 2**-88 from
+# the truncation) for any x >= y: no cancellation, whatever the gap.
+_TABLE_SIZE = 1 << 16
+_TABLE = []
+
+
+def _harmonic_table():
+    if not _TABLE:
+        k = np.arange(1, _TABLE_SIZE + 1, dtype=np.int64)
+        q1, remainder = np.divmod(np.int64(1 << 58), k)
+        q2 = (remainder << 30) // k
+        _TABLE.append(np.concatenate([[0], np.cumsum(q1)]))
+        _TABLE.append(np.concatenate([[0], np.cumsum(q2)]))
+    return _TABLE
+
+
+def _tabulated_difference(x, y):
+    """``H_x - H_y`` for integer arrays ``x >= y`` (at most ``_TABLE_SIZE``)."""
+    prefix1, prefix2 = _harmonic_table()
+    high = (np.take(prefix1, x) - np.take(prefix1, y)).astype(np.float64)
+    low = (np.take(prefix2, x) - np.take(prefix2, y)).astype(np.float64)
+    return (high + low * 2.0**-30) * 2.0**-58
 
 
 def _harmonic_difference_asymptotic(x, y):
@@ -167,6 +195,18 @@ def _mean_log_excess(x, y):
 # --------------------------------------------------------------------------------------
 # Plug-in weights alpha of the AURC estimators, averaged over a tie group's positions.
 # --------------------------------------------------------------------------------------
+def _integer_bounds(below, upto, n):
+    """``below, upto, n`` as integer arrays when all are integers within the
+    harmonic table (unit or integer weights), else None."""
+    if not upto.size or float(np.max(n)) > _TABLE_SIZE:
+        return None
+    integers = below.astype(np.intp), upto.astype(np.intp), n.astype(np.intp)
+    for exact, value in zip(integers, (below, upto, n), strict=True):
+        if not (exact == value).all():
+            return None
+    return integers
+
+
 def _harmonic_alpha(below, upto, n):
     """Mean of ``H_n - H_{n - r}`` over the positions ``r`` in ``(below, upto]``.
 
@@ -176,12 +216,19 @@ def _harmonic_alpha(below, upto, n):
     ``alpha = (H_n - H_y) - x (H_x - H_y) / (x - y) + 1``; the last two terms
     cancel exactly for a group of width one (a single unit-weight sample).
     """
+    integers = _integer_bounds(below, upto, n)
+    if integers is not None:  # exact table: unit or integer weights
+        below, upto, n = integers
+        difference = _tabulated_difference
+    else:
+        difference = _harmonic_difference
     y = n - upto
-    alpha = _harmonic_difference(n, y)
-    wide = (upto - below) != 1
+    alpha = difference(n, y)
+    width = upto - below
+    wide = width != 1
     if wide.any():
-        x, y, width = n[wide] - below[wide], y[wide], upto[wide] - below[wide]
-        alpha[wide] += 1.0 - x * _harmonic_difference(x, y) / width
+        x, y, width = n[wide] - below[wide], y[wide], width[wide]
+        alpha[wide] += 1.0 - x * difference(x, y) / width
     return alpha
 
 
@@ -204,36 +251,99 @@ ALPHA_ESTIMATORS = {"harmonic": _harmonic_alpha, "log": _log_alpha}
 # --------------------------------------------------------------------------------------
 # Metrics on group statistics. All accept a leading batch axis.
 # --------------------------------------------------------------------------------------
+# Totals above _LARGE (or positive ones below 1 / _LARGE) are scaled by a power of
+# two before use, so that sums of products of weights and losses neither overflow
+# nor underflow; scaling by a power of two is exact and is undone at the end.
+_LARGE = 2.0**300
+
+
+def _scale_exponent(values):
+    """Per-row exponent ``e`` with ``values * 2**-e <= 1``; 0 for moderate rows."""
+    if values.ndim == 1:  # the common case, in Python scalars
+        if not values.size:
+            return 0
+        top = float(values[0] if values.strides[0] == 0 else values.max())
+        if top == 0 or 1.0 / _LARGE <= top <= _LARGE:
+            return 0
+        return int(np.frexp(top)[1])
+    top = values.max(axis=-1, initial=0.0)
+    extreme = (top > _LARGE) | ((top > 0) & (top < 1.0 / _LARGE))
+    return np.where(extreme, np.frexp(top)[1], 0)
+
+
+def scale_losses(losses, sample_weight=None):
+    """``(losses * 2**-e, e)``: exact, ``e = 0`` unless weighted sums could overflow."""
+    top = float(losses.max()) * losses.shape[0]
+    if sample_weight is not None:
+        top *= float(sample_weight.max())
+    if top <= _LARGE and losses.max() <= _LARGE:
+        return losses, 0
+    exponent = int(np.frexp(losses.max())[1])
+    return np.ldexp(losses, -exponent), exponent
+
+
+def rescaled_stats(stats, scale_weight=True):
+    """``stats`` with extreme weights and losses scaled exactly by powers of two.
+
+    Returns the scaled statistics and the exponent ``e`` such that a metric that
+    is scale invariant in the weights (only when ``scale_weight``) and linear in
+    the per-unit loss equals ``2**e`` times its value on the scaled statistics.
+    """
+    loss_exp = _scale_exponent(stats.loss)
+    weight_exp = _scale_exponent(stats.weight) if scale_weight else 0
+    if not (np.any(loss_exp) or np.any(weight_exp)):
+        return stats, 0
+    scaled = GroupStats(
+        np.ldexp(stats.weight, -np.expand_dims(weight_exp, -1)),
+        np.ldexp(stats.loss, -np.expand_dims(loss_exp, -1)),
+    )
+    return scaled, loss_exp - weight_exp
+
+
 def aurc_from_stats(stats, estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
+    stats, exponent = rescaled_stats(stats, scale_weight=False)
     below, upto = stats.bounds
     n = upto[..., -1]
+    alpha_function = ALPHA_ESTIMATORS[estimator]
     # Only groups with a loss contribute: evaluate the special functions there only.
+    if stats.loss.ndim == 1:
+        with_loss = np.flatnonzero(stats.loss)
+        alpha = alpha_function(
+            below[with_loss], upto[with_loss], np.broadcast_to(n, with_loss.shape)
+        )
+        total = np.dot(alpha, stats.loss[with_loss])
+        return np.ldexp(total / n, exponent)
     n_groups = upto.shape[-1]
     with_loss = np.flatnonzero(stats.loss)
     row = with_loss // n_groups
-    alpha = ALPHA_ESTIMATORS[estimator](
+    alpha = alpha_function(
         below.reshape(-1)[with_loss],
         upto.reshape(-1)[with_loss],
         n.reshape(-1)[row],
     )
     contribution = alpha * stats.loss.reshape(-1)[with_loss]
     total = np.bincount(row, weights=contribution, minlength=n.size).reshape(n.shape)
-    return total / n
+    return np.ldexp(total / n, exponent)
 
 
 def sele_from_stats(stats):
     """SELE score ``sum_i r_i l_i / n^2`` with mid-ranks ([AURC] Eq. 33)."""
+    stats, exponent = rescaled_stats(stats, scale_weight=False)
     below, upto = stats.bounds
-    n = upto[..., -1]
-    return (stats.loss * (below + upto + 1.0) / 2.0).sum(axis=-1) / n**2
+    n = upto[..., -1:]
+    # Divided by n before the product: frequency weights can be huge.
+    value = ((stats.loss / n) * ((below + upto + 1.0) / (2.0 * n))).sum(axis=-1)
+    return np.ldexp(value, exponent)
 
 
 def augrc_from_stats(stats):
     """Trapezoidal area under the generalized risk-coverage curve ([AUGRC] Eq. 6)."""
+    stats, exponent = rescaled_stats(stats)
     below, upto = stats.bounds
     total = upto[..., -1]
-    return (stats.loss * (below + upto) / 2.0).sum(axis=-1) / total**2
+    value = (stats.loss * (below + upto) / 2.0).sum(axis=-1) / total**2
+    return np.ldexp(value, exponent)
 
 
 def failure_auc_from_stats(stats):
@@ -241,6 +351,11 @@ def failure_auc_from_stats(stats):
 
     Returns ``nan`` where there is no failure or no correct prediction.
     """
+    exponent = np.expand_dims(_scale_exponent(stats.weight), -1)
+    if np.any(exponent):  # the same power of two for failures and weights
+        stats = GroupStats(
+            np.ldexp(stats.weight, -exponent), np.ldexp(stats.loss, -exponent)
+        )
     failures = stats.loss
     correct = stats.weight - failures
     failures_below = np.cumsum(failures, axis=-1) - failures
@@ -257,6 +372,27 @@ def oracle_stats(losses, sample_weight):
     return GroupStats.from_samples(groups, losses, sample_weight)
 
 
+def is_oracle_order(groups, losses, sample_weight=None):
+    """Whether ranking by the confidences of ``groups`` is as good as the oracle.
+
+    True exactly when, among the samples of positive weight, the losses do not
+    increase with the confidence and every tie group holds a single loss value:
+    then every AURC estimator (whose weights ``alpha`` increase strictly with the
+    rank) equals that of the oracle, which :func:`e_aurc_from_stats` can only
+    reproduce up to rounding.
+    """
+    sorted_losses = np.take(losses, groups.order)
+    if groups.starts is None and sample_weight is None:
+        return bool(np.all(sorted_losses[1:] <= sorted_losses[:-1]))
+    group = groups.group_index[groups.order]  # ascending along the sorted samples
+    if sample_weight is not None:
+        positive = np.take(sample_weight, groups.order) > 0
+        sorted_losses, group = sorted_losses[positive], group[positive]
+    later, earlier = sorted_losses[1:], sorted_losses[:-1]
+    new_group = group[1:] != group[:-1]
+    return bool(np.all((later <= earlier) & ((later == earlier) | new_group)))
+
+
 def e_aurc_from_stats(stats, oracle, estimator="harmonic"):
     """AURC minus the oracle's AURC, clipped at 0 against rounding; batched."""
     excess = aurc_from_stats(stats, estimator) - aurc_from_stats(oracle, estimator)
@@ -269,6 +405,13 @@ def naurc_from_stats(stats, oracle, estimator="harmonic"):
     The denominator is zero exactly when every sample has the same loss; it can
     also underflow to zero for losses that differ by less than the resolution.
     """
+    # Scale invariant in the losses: bring both to a moderate range at once.
+    exponent = np.expand_dims(
+        np.maximum(_scale_exponent(stats.loss), _scale_exponent(oracle.loss)), -1
+    )
+    if np.any(exponent):
+        stats = GroupStats(stats.weight, np.ldexp(stats.loss, -exponent))
+        oracle = GroupStats(oracle.weight, np.ldexp(oracle.loss, -exponent))
     oracle_value = aurc_from_stats(oracle, estimator)
     excess = np.maximum(aurc_from_stats(stats, estimator) - oracle_value, 0.0)
     random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
@@ -298,6 +441,7 @@ def selective_risk_at_coverage_from_stats(stats, coverage):
 
     Batched over the leading axes of ``stats``; zero-weight groups add nothing.
     """
+    stats, exponent = rescaled_stats(stats)
     weight = stats.weight[..., ::-1]
     loss = stats.loss[..., ::-1]
     accepted = coverage * weight.sum(axis=-1, keepdims=True)
@@ -305,7 +449,7 @@ def selective_risk_at_coverage_from_stats(stats, coverage):
     below = upto - weight
     share = np.clip((accepted - below) / np.where(weight > 0, weight, 1.0), 0.0, 1.0)
     share[weight == 0] = 0.0
-    return (share * loss).sum(axis=-1) / accepted[..., 0]
+    return np.ldexp((share * loss).sum(axis=-1) / accepted[..., 0], exponent)
 
 
 def coverage_at_risk_from_stats(stats, risk):
@@ -313,6 +457,9 @@ def coverage_at_risk_from_stats(stats, risk):
 
     Batched over the leading axes of ``stats``; zero-weight groups are masked.
     """
+    stats, exponent = rescaled_stats(stats)
+    if np.any(exponent):  # the target in the scaled loss units
+        risk = np.expand_dims(np.ldexp(risk, -exponent), -1)
     weight = stats.weight[..., ::-1]
     loss = stats.loss[..., ::-1]
     keep = weight > 0

@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
-from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions
 
-from ._core import GroupStats, failure_auc_from_stats, group_ties
+from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
 from ._docstrings import fill_doc
+from ._params import validate_params
 from ._validation import (
     _check_binary_failures,
     _check_confidence,
@@ -266,6 +267,8 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
         y_true, y_proba, labels, "uq_c_index"
     )
     sample_weight = _check_sample_weight(sample_weight, n_samples)
+    if sample_weight is not None:  # scale invariant: exact powers of two only
+        sample_weight = np.ldexp(sample_weight, -_scale_exponent(sample_weight))
     gap = 1.0 - y_proba[np.arange(n_samples), true_column]
 
     confidence_groups = group_ties(confidence)

@@ -5,7 +5,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._core import (
     ALPHA_ESTIMATORS,
@@ -16,12 +16,16 @@ from ._core import (
     descending_curve,
     e_aurc_from_stats,
     group_ties,
+    is_oracle_order,
     naurc_from_stats,
     oracle_stats,
+    rescaled_stats,
+    scale_losses,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
 from ._docstrings import fill_doc
+from ._params import validate_params
 from ._validation import _NAMED_LOSSES, _validate_risk_inputs
 
 RISK_METRIC_CONSTRAINTS = {
@@ -37,6 +41,18 @@ _ESTIMATOR_CONSTRAINT = {"estimator": [StrOptions(set(ALPHA_ESTIMATORS))]}
 
 def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
     """Validate the inputs and reduce them to per-tie-group statistics."""
+    groups, stats, losses, sample_weight, _ = _scaled_group_stats(
+        y_true, y_pred, confidence, loss, sample_weight, labels, scale=False
+    )
+    return groups, stats, losses, sample_weight
+
+
+def _scaled_group_stats(
+    y_true, y_pred, confidence, loss, sample_weight, labels, scale=True
+):
+    """:func:`_group_stats` with the losses scaled exactly by ``2**-exponent``
+    when their weighted sums could overflow; every metric but the scale-free ones
+    is then ``2**exponent`` times its value on the scaled losses."""
     confidence, losses, sample_weight = _validate_risk_inputs(
         y_true,
         y_pred,
@@ -45,18 +61,26 @@ def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
         sample_weight=sample_weight,
         labels=labels,
     )
+    exponent = 0
+    if scale:
+        losses, exponent = scale_losses(losses, sample_weight)
     groups = group_ties(confidence)
     stats = GroupStats.from_samples(groups, losses, sample_weight)
-    return groups, stats, losses, sample_weight
+    return groups, stats, losses, sample_weight, exponent
 
 
 def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized):
-    groups, stats, _, _ = _group_stats(
+    groups, stats, _, _, loss_exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    accepted_weight, accepted_loss, keep = descending_curve(stats)
+    # Exact power-of-two scaling: the cumulative sums cannot overflow.
+    scaled, exponent = rescaled_stats(stats)
+    exponent += loss_exponent
+    accepted_weight, accepted_loss, keep = descending_curve(scaled)
     total = accepted_weight[-1]
-    risk = accepted_loss / (total if generalized else accepted_weight)
+    risk = np.ldexp(
+        accepted_loss / (total if generalized else accepted_weight), exponent
+    )
     return accepted_weight / total, risk, groups.values[keep][::-1]
 
 
@@ -252,10 +276,10 @@ def aurc(
     >>> round(aurc(None, None, [0.9, 0.5, 0.1], loss=[0.0, 0.2, 1.5]), 4)
     0.2222
     """
-    _, stats, _, _ = _group_stats(
+    _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(aurc_from_stats(stats, estimator))
+    return float(np.ldexp(aurc_from_stats(stats, estimator), exponent))
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -311,17 +335,20 @@ def sele(
     >>> round(aurc(None, None, confidence, loss=losses), 5)
     0.45667
     """
-    _, stats, _, _ = _group_stats(
+    _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(sele_from_stats(stats))
+    return float(np.ldexp(sele_from_stats(stats), exponent))
 
 
 def _stats_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels):
-    _, stats, losses, sample_weight = _group_stats(
+    """Group statistics of the ranking and of the oracle, and whether the ranking
+    is oracle-optimal (its excess is then exactly 0, not a rounding residue)."""
+    groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return stats, oracle_stats(losses, sample_weight)
+    optimal = is_oracle_order(groups, losses, sample_weight)
+    return stats, oracle_stats(losses, sample_weight), optimal, exponent
 
 
 @validate_params(
@@ -383,10 +410,12 @@ def e_aurc(
     >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
     0.0
     """
-    stats, oracle = _stats_and_oracle(
+    stats, oracle, optimal, exponent = _stats_and_oracle(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(e_aurc_from_stats(stats, oracle, estimator))
+    if optimal:
+        return 0.0
+    return float(np.ldexp(e_aurc_from_stats(stats, oracle, estimator), exponent))
 
 
 @validate_params(
@@ -446,10 +475,12 @@ def naurc(
     >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.4321
     """
-    stats, oracle = _stats_and_oracle(
+    stats, oracle, optimal, _ = _stats_and_oracle(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
     value = float(naurc_from_stats(stats, oracle, estimator))
+    if optimal and not np.isnan(value):
+        value = 0.0
     if np.isnan(value):
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
@@ -513,10 +544,10 @@ def augrc(
     >>> round(augrc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.14
     """
-    _, stats, _, _ = _group_stats(
+    _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(augrc_from_stats(stats))
+    return float(np.ldexp(augrc_from_stats(stats), exponent))
 
 
 @validate_params(
@@ -577,10 +608,12 @@ def selective_risk_at_coverage(
     >>> selective_risk_at_coverage(y_true, y_pred, confidence, coverage=0.4)
     0.25
     """
-    _, stats, _, _ = _group_stats(
+    _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(selective_risk_at_coverage_from_stats(stats, coverage))
+    return float(
+        np.ldexp(selective_risk_at_coverage_from_stats(stats, coverage), exponent)
+    )
 
 
 @validate_params(
@@ -643,7 +676,7 @@ def coverage_at_risk(
     >>> coverage_at_risk(y_true, y_pred, confidence, risk=0.0)
     0.2
     """
-    _, stats, _, _ = _group_stats(
+    _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(coverage_at_risk_from_stats(stats, risk))
+    return float(coverage_at_risk_from_stats(stats, np.ldexp(risk, -exponent)))

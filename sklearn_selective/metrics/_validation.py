@@ -1,58 +1,163 @@
-"""Validation of metric inputs and resolution of the per-sample loss."""
+"""Validation of metric inputs and resolution of the per-sample loss.
+
+Every message names the argument the user passed and says what to do. The common
+case (a 1-D numeric ndarray) is validated with a few O(1) checks and one
+reduction; anything else goes through :func:`sklearn.utils.check_array`, whose
+raw numpy errors are rewritten to name the argument.
+"""
 
 import numpy as np
-from sklearn.utils import check_array, check_consistent_length, column_or_1d
+from sklearn.utils import check_array, column_or_1d
+
+from ..confidence._blockwise import check_probabilities
+
+# Raw numpy / scikit-learn messages that do not say which argument is wrong, and
+# the advice that replaces them.
+_ARRAY_ERROR_HINTS = {
+    "complex": "must be real-valued; got complex numbers",
+    "Complex": "must be real-valued; got complex numbers",
+    "could not convert": "must hold numbers only; convert or drop the entries "
+    "that are not numbers",
+    "Unable to convert array of bytes/strings": "must hold numbers only; convert "
+    "or drop the entries that are not numbers",
+    "inhomogeneous": "is ragged (its rows have different lengths); pass a "
+    "rectangular array",
+    "setting an array element with a sequence": "is ragged (its rows have "
+    "different lengths); pass a rectangular array",
+    "argument must be a string or a": "must hold numbers only; convert or drop "
+    "the entries that are not numbers",
+}
 
 
-def _check_confidence(confidence):
-    confidence = check_array(
-        confidence,
-        ensure_2d=False,
-        dtype=np.float64,
-        ensure_all_finite=True,
-        input_name="confidence",
-    )
-    if confidence.ndim != 1:
-        raise ValueError(
-            "confidence must be a 1-D array of shape (n_samples,) holding one score "
-            f"per sample (higher = more confident); got shape {confidence.shape}."
-        )
-    return confidence
+def _check_array(values, name, **params):
+    """:func:`check_array` whose errors always name the argument ``name``."""
+    try:
+        return check_array(values, input_name=name, **params)
+    except (ValueError, TypeError) as error:
+        message = str(error)
+        for pattern, advice in _ARRAY_ERROR_HINTS.items():
+            if pattern in message:
+                raise ValueError(f"{name} {advice} ({message}).") from error
+        if name in message:
+            raise
+        raise type(error)(f"Invalid {name}: {message}") from error
 
 
-def _check_nonnegative_1d(values, name, n_samples):
-    values = check_array(
-        values,
-        ensure_2d=False,
-        dtype=np.float64,
-        ensure_all_finite=True,
-        input_name=name,
+def _as_float_1d(values, name):
+    """``values`` as a finite float64 1-D array (no length check)."""
+    if (
+        type(values) is np.ndarray
+        and values.ndim == 1
+        and values.size
+        and values.dtype.kind in "fiub"
+    ):
+        if values.dtype != np.float64:
+            values = values.astype(np.float64)
+        # A finite sum means finite entries; otherwise check_array says which.
+        with np.errstate(over="ignore"):
+            if np.isfinite(np.add.reduce(values)):
+                return values
+    values = _check_array(
+        values, name, ensure_2d=False, dtype=np.float64, ensure_all_finite=True
     )
     if values.ndim != 1:
         raise ValueError(
             f"{name} must be a 1-D array of shape (n_samples,); got shape "
             f"{values.shape}."
         )
+    return values
+
+
+def _check_confidence(confidence):
+    confidence = _as_float_1d(confidence, "confidence")
+    return confidence
+
+
+def _check_nonnegative_1d(values, name, n_samples, reference="confidence"):
+    values = _as_float_1d(values, name)
     if values.shape[0] != n_samples:
         raise ValueError(
-            f"{name} has {values.shape[0]} entries but confidence has {n_samples}; "
-            "pass one value per sample."
+            f"{name} has {values.shape[0]} entries but {reference} has "
+            f"{n_samples}; pass one value per sample."
         )
-    if np.any(values < 0):
+    if values.min() < 0:
         raise ValueError(f"{name} must be non-negative; found {values.min()!r}.")
     return values
 
 
-def _check_sample_weight(sample_weight, n_samples):
-    """Validated float64 weights, or None (unit weights) when None is given."""
+def _check_sample_weight(
+    sample_weight, n_samples, name="sample_weight", reference="confidence"
+):
+    """Validated float64 weights, or None (unit weights) when None is given.
+
+    ``name`` is the argument the user passed and ``reference`` the argument whose
+    length it must match; both appear in the messages.
+    """
     if sample_weight is None:
         return None
-    sample_weight = _check_nonnegative_1d(sample_weight, "sample_weight", n_samples)
+    sample_weight = _check_nonnegative_1d(sample_weight, name, n_samples, reference)
     if not sample_weight.any():
         raise ValueError(
-            "sample_weight sums to zero: at least one sample needs a positive weight."
+            f"{name} sums to zero: at least one sample needs a positive weight."
         )
     return sample_weight
+
+
+# ------------------------------------------------------------------------------------
+# Labels
+# ------------------------------------------------------------------------------------
+def _as_labels(values, name, ndim=(1,)):
+    """``values`` as an ndarray of labels (any dtype) of an accepted rank."""
+    if type(values) is np.ndarray and values.ndim in ndim and values.size:
+        return values
+    if ndim == (1,):
+        try:
+            return column_or_1d(_check_array(values, name, **_LABEL_PARAMS))
+        except ValueError as error:
+            if "shape" not in str(error) or name in str(error):
+                raise
+            raise ValueError(
+                f"{name} must be a 1-D array of labels of shape (n_samples,); {error}"
+            ) from error
+    return _check_array(values, name, **_LABEL_PARAMS)
+
+
+_LABEL_PARAMS = {"ensure_2d": False, "dtype": None, "ensure_all_finite": False}
+
+
+def _label_kind(labels, name):
+    """``"number"`` or ``"string"``; a mix of the two raises ``ValueError``."""
+    kind = labels.dtype.kind
+    if kind in "biuf":
+        return "number"
+    if kind in "US":
+        return "string"
+    kinds = {isinstance(label, str) for label in labels.ravel().tolist()}
+    if len(kinds) > 1:
+        raise ValueError(
+            f"{name} mixes strings and numbers; use one type for every label "
+            "(for example all strings, or all numbers)."
+        )
+    return "string" if True in kinds else "number"
+
+
+def _check_same_label_type(y_true, other, other_name):
+    """Raise like scikit-learn's ``Mix of label input types`` (strings and numbers).
+
+    Numbers of different dtypes (``0`` and ``0.0``, ``True`` and ``1``) are the
+    same label; a string never equals a number, so a mix would count every sample
+    as an error.
+    """
+    true_kind = _label_kind(y_true, "y_true")
+    other_kind = _label_kind(other, other_name)
+    if true_kind != other_kind:
+        raise ValueError(
+            f"Mix of label input types (string and number): y_true holds "
+            f"{true_kind}s but {other_name} holds {other_kind}s, so no label could "
+            f"ever match. Convert one of them, e.g. y_true.astype(str) or "
+            f"{other_name}.astype(int) (labels read from a CSV file are often "
+            "strings or floats like 0.0)."
+        )
 
 
 def _check_labels_and_predictions(y_true, y_pred, n_samples, loss_name):
@@ -61,39 +166,55 @@ def _check_labels_and_predictions(y_true, y_pred, n_samples, loss_name):
             f"loss={loss_name!r} needs y_true and y_pred. If you only have per-sample "
             "losses, pass them as an array: loss=losses."
         )
-    y_true = column_or_1d(y_true, dtype=None)
-    y_pred = check_array(y_pred, ensure_2d=False, dtype=None, ensure_all_finite=False)
-    check_consistent_length(y_true, y_pred)
+    y_true = _as_labels(y_true, "y_true")
+    y_pred = _as_labels(y_pred, "y_pred", ndim=(1, 2))
+    if y_true.shape[0] != y_pred.shape[0]:
+        raise ValueError(
+            "y_true and y_pred have inconsistent numbers of samples: "
+            f"[{y_true.shape[0]}, {y_pred.shape[0]}]; pass one prediction per label."
+        )
     if y_true.shape[0] != n_samples:
         raise ValueError(
             f"y_true has {y_true.shape[0]} samples but confidence has {n_samples}; "
             "pass one confidence score per sample."
         )
-    if y_pred.ndim not in (1, 2):
-        raise ValueError(
-            "y_pred must hold predicted labels, shape (n_samples,), or class "
-            f"probabilities, shape (n_samples, n_classes); got shape {y_pred.shape}."
-        )
     return y_true, y_pred
 
 
-def _check_probabilities(y_true, y_proba, labels, loss_name):
-    """Return probabilities as float64 and the index of each sample's true class."""
+# ------------------------------------------------------------------------------------
+# Probabilities
+# ------------------------------------------------------------------------------------
+_PROBABILITY_DTYPES = (np.float64, np.float32, np.float16)
+
+
+def _as_probabilities(y_proba, name, loss_name):
     if y_proba.ndim != 2:
+        context = "" if name == "y_proba" else f" for loss={loss_name!r}"
         raise ValueError(
-            f"loss={loss_name!r} needs y_pred to hold class probabilities of shape "
-            "(n_samples, n_classes); for a binary problem with positive-class "
-            "probabilities p pass np.column_stack([1 - p, p])."
+            f"{name} must hold class probabilities of shape (n_samples, "
+            f"n_classes){context}; got shape {y_proba.shape}. For a binary problem "
+            "with positive-class probabilities p pass np.column_stack([1 - p, p])."
         )
-    y_proba = check_array(y_proba, dtype=np.float64, input_name="y_pred")
-    if np.any(y_proba < 0) or np.any(y_proba > 1):
-        raise ValueError("y_pred probabilities must lie in [0, 1].")
-    classes = np.unique(y_true) if labels is None else column_or_1d(labels, dtype=None)
-    if labels is not None and np.unique(classes).shape[0] != classes.shape[0]:
-        raise ValueError("labels must not contain duplicates.")
-    if classes.shape[0] != y_proba.shape[1]:
+    if not (type(y_proba) is np.ndarray and y_proba.dtype in _PROBABILITY_DTYPES):
+        y_proba = _check_array(
+            y_proba, name, dtype=list(_PROBABILITY_DTYPES), ensure_all_finite=False
+        )
+    check_probabilities(y_proba, name)
+    return y_proba
+
+
+def _true_class_column(y_true, labels, n_columns, name):
+    """Column of each sample's true class; the classes of the columns."""
+    if labels is None:
+        classes = np.unique(y_true)
+    else:
+        classes = _as_labels(labels, "labels")
+        _check_same_label_type(y_true, classes, "labels")
+        if np.unique(classes).shape[0] != classes.shape[0]:
+            raise ValueError("labels must not contain duplicates.")
+    if classes.shape[0] != n_columns:
         raise ValueError(
-            f"y_pred has {y_proba.shape[1]} probability columns but "
+            f"{name} has {n_columns} probability columns but "
             + (
                 f"y_true contains {classes.shape[0]} classes; pass labels= listing "
                 "the class of every column."
@@ -115,28 +236,52 @@ def _check_probabilities(y_true, y_proba, labels, loss_name):
             f"y_true contains labels {np.unique(y_true[unseen]).tolist()} that are not "
             "among the probability columns' labels."
         )
+    return true_column, classes
+
+
+def _check_probabilities(y_true, y_proba, labels, loss_name, name=None):
+    """Validated probabilities (float16/32/64, as given), the column of each
+    sample's true class, and the classes of the columns.
+
+    Rows must pass :func:`sklearn_selective.confidence._blockwise.check_probabilities`,
+    the check the confidence functions use, with its documented tolerance.
+    """
+    if name is None:
+        name = "y_proba" if loss_name == "uq_c_index" else "y_pred"
+    y_proba = _as_probabilities(y_proba, name, loss_name)
+    true_column, classes = _true_class_column(y_true, labels, y_proba.shape[1], name)
     return y_proba, true_column, classes
+
+
+def _true_class_proba(y_proba, true_column):
+    return np.take_along_axis(y_proba, true_column[:, None], axis=1)[:, 0].astype(
+        np.float64
+    )
 
 
 def _zero_one_loss(y_true, y_pred, labels):
     if y_pred.ndim == 2:
         y_proba, _, classes = _check_probabilities(y_true, y_pred, labels, "zero_one")
         y_pred = classes[np.argmax(y_proba, axis=1)]
-    return (y_true != y_pred).astype(np.float64)
+    else:
+        _check_same_label_type(y_true, y_pred, "y_pred")
+    return np.not_equal(y_true, y_pred).astype(np.float64)
 
 
 def _log_loss(y_true, y_pred, labels):
     y_proba, true_column, _ = _check_probabilities(y_true, y_pred, labels, "log_loss")
     eps = np.finfo(np.float64).eps
-    true_proba = y_proba[np.arange(y_proba.shape[0]), true_column]
+    true_proba = _true_class_proba(y_proba, true_column)
     return -np.log(np.clip(true_proba, eps, 1.0))
 
 
 def _brier_loss(y_true, y_pred, labels):
     y_proba, true_column, _ = _check_probabilities(y_true, y_pred, labels, "brier")
-    squared = y_proba**2
+    squared = np.square(y_proba, dtype=np.float64)
     rows = np.arange(y_proba.shape[0])
-    squared[rows, true_column] = (1.0 - y_proba[rows, true_column]) ** 2
+    squared[rows, true_column] = np.square(
+        1.0 - _true_class_proba(y_proba, true_column)
+    )
     loss = squared.sum(axis=1)
     # Same scaling as sklearn.metrics.brier_score_loss: binary problems are
     # halved so that the loss equals (p_positive - y)^2.
@@ -154,15 +299,14 @@ def _resolve_loss(y_true, y_pred, loss, n_samples, labels=None):
     """Per-sample losses (float64, finite, non-negative) for any accepted ``loss``."""
     if isinstance(loss, str):
         y_true, y_pred = _check_labels_and_predictions(y_true, y_pred, n_samples, loss)
-        values = _NAMED_LOSSES[loss](y_true, y_pred, labels)
-    elif callable(loss):
+        # Finite and non-negative by construction.
+        return _NAMED_LOSSES[loss](y_true, y_pred, labels)
+    if callable(loss):
         y_true, y_pred = _check_labels_and_predictions(
             y_true, y_pred, n_samples, getattr(loss, "__name__", "callable")
         )
-        values = loss(y_true, y_pred)
-    else:
-        values = loss
-    return _check_nonnegative_1d(values, "loss", n_samples)
+        loss = loss(y_true, y_pred)
+    return _check_nonnegative_1d(loss, "loss", n_samples)
 
 
 def _validate_risk_inputs(

@@ -1,0 +1,190 @@
+"""PerformanceMonitor: error of every method across shift types, and its speed.
+
+Run: ``python benchmarks/bench_monitor.py [--repeats 20]``
+
+Data (the setup of issue 17): 3 classes, 5 standard Gaussian features, and a
+fixed conditional ``P(y | x) = softmax(W x + b)`` (drawn per repetition), so a
+covariate shift moves ``x`` and leaves ``P(y | x)`` unchanged. Per repetition a
+model is trained on 2000 samples; a ``SelectiveClassifier`` (target coverage
+0.8) and the monitor are fitted on 2000 held-out reference samples; each method
+estimates the accuracy and the selective accuracy of 10000 target samples (one
+chunk), compared with the realised values on those samples. Shifts:
+
+- none: the source distribution;
+- move +1, move +1.5: the first two coordinates shifted by that much;
+- contraction: ``x * 0.5``;
+- label shift: class priors (0.6, 0.3, 0.1) instead of the source's, with
+  ``P(x | y)`` unchanged (rejection sampling on y);
+- additive noise: the model sees ``x + N(0, 0.7^2)``, the labels follow the
+  clean ``x``.
+
+Models: logistic regression (well specified, so calibrated) and Gaussian naive
+Bayes (miscalibrated). Prints the mean |error| of each method per model and
+shift (accuracy / selective accuracy), the mean over the issue's covariate
+setup (2 models x {none, move +1, move +1.5, contraction}) and over all shifts,
+and the time of ``fit`` + ``estimate`` with the default 200 bootstrap
+resamples.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from _measure import best_time
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._monitor_methods import METHODS
+
+N_CLASSES, N_FEATURES = 3, 5
+ISSUE_SHIFTS = ("none", "move +1", "move +1.5", "contraction")
+MODELS = {
+    "logistic regression": lambda: LogisticRegression(),
+    "gaussian naive bayes": GaussianNB,
+}
+
+
+def _labels(rng, X, weights, bias):
+    logits = X @ weights + bias
+    proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+    proba /= proba.sum(axis=1, keepdims=True)
+    return (rng.random((X.shape[0], 1)) > proba.cumsum(axis=1)).sum(axis=1)
+
+
+def _source(rng, truth, n):
+    X = rng.normal(size=(n, N_FEATURES))
+    return X, _labels(rng, X, *truth)
+
+
+def _label_shift(rng, truth, n, priors=(0.6, 0.3, 0.1)):
+    X, y = _source(rng, truth, 12 * n)
+    source_priors = np.bincount(y, minlength=N_CLASSES) / y.shape[0]
+    ratio = np.asarray(priors) / source_priors
+    keep = rng.random(y.shape[0]) < ratio[y] / ratio.max()
+    return X[keep][:n], y[keep][:n]
+
+
+def _shifted(rng, truth, n, move=0.0, scale=1.0):
+    X = rng.normal(size=(n, N_FEATURES)) * scale
+    X[:, :2] += move
+    return X, _labels(rng, X, *truth)
+
+
+def targets(rng, truth, n):
+    noisy_X, noisy_y = _source(rng, truth, n)
+    return {
+        "none": _source(rng, truth, n),
+        "move +1": _shifted(rng, truth, n, move=1.0),
+        "move +1.5": _shifted(rng, truth, n, move=1.5),
+        "contraction": _shifted(rng, truth, n, scale=0.5),
+        "label shift": _label_shift(rng, truth, n),
+        "additive noise": (noisy_X + 0.7 * rng.normal(size=noisy_X.shape), noisy_y),
+    }
+
+
+def _errors(repeats, n, n_target):
+    errors = {}  # (model, shift, method) -> list of (accuracy, selective) errors
+    for repeat in range(repeats):
+        rng = np.random.default_rng(repeat)
+        truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
+        X_train, y_train = _source(rng, truth, n)
+        X_ref, y_ref = _source(rng, truth, n)
+        shifted = targets(rng, truth, n_target)
+        for model_name, make_model in MODELS.items():
+            model = FrozenEstimator(make_model().fit(X_train, y_train))
+            clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
+            monitors = {
+                method: PerformanceMonitor(clf, method=method, n_bootstrap=0).fit(
+                    X_ref, y_ref
+                )
+                for method in METHODS
+            }
+            for shift, (X, y) in shifted.items():
+                correct = clf.predict(X) == y
+                accepted = clf.predict_accept(X)
+                realised = correct.mean(), correct[accepted].mean()
+                for method, monitor in monitors.items():
+                    result = monitor.estimate(X)
+                    estimate = result.accuracy[0], result.selective_accuracy[0]
+                    errors.setdefault((model_name, shift, method), []).append(
+                        np.subtract(estimate, realised)
+                    )
+    return {key: np.asarray(value) for key, value in errors.items()}
+
+
+def _print_errors(errors, repeats):
+    shifts = list(targets(np.random.default_rng(0), (np.zeros((5, 3)), 0), 10))
+    print(
+        f"mean |error| of the estimates, accuracy / selective accuracy "
+        f"(mean signed error of the accuracy), {repeats} repetitions"
+    )
+    header = f"{'model':<22}{'shift':<16}" + "".join(f"{m:>26}" for m in METHODS)
+    print(header)
+    for model in MODELS:
+        for shift in shifts:
+            cells = []
+            for method in METHODS:
+                e = errors[(model, shift, method)]
+                mae = np.abs(e).mean(axis=0)
+                cells.append(f"{mae[0]:.3f} / {mae[1]:.3f} ({e[:, 0].mean():+.3f})")
+            print(f"{model:<22}{shift:<16}" + "".join(f"{c:>26}" for c in cells))
+    print()
+    for label, chosen in (("issue setup", ISSUE_SHIFTS), ("all shifts", shifts)):
+        cells = []
+        for method in METHODS:
+            e = np.concatenate(
+                [errors[(m, s, method)] for m in MODELS for s in chosen], axis=0
+            )
+            mae = np.abs(e).mean(axis=0)
+            cells.append(f"{mae[0]:.4f} / {mae[1]:.4f} ({mae.mean():.4f})")
+        print(f"{'mean ' + label:<38}" + "".join(f"{c:>26}" for c in cells))
+    print("(in parentheses: the mean of the two)")
+
+
+def _print_timing(n):
+    rng = np.random.default_rng(0)
+    truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
+    X_train, y_train = _source(rng, truth, n)
+    X_ref, y_ref = _source(rng, truth, n)
+    X, _ = _source(rng, truth, 20 * n)
+    model = FrozenEstimator(LogisticRegression().fit(X_train, y_train))
+    clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
+    reference = best_time(lambda: clf.predict_accept(X), 5)
+    print(
+        f"\ntime of fit on {n} reference samples + estimate on {20 * n} samples "
+        f"in 20 chunks, 200 bootstrap resamples (best of 3; shared 2-core "
+        f"machine); predict_accept on the same data: {1e3 * reference:.1f} ms"
+    )
+    for method in METHODS:
+
+        def run(method=method):
+            monitor = PerformanceMonitor(clf, method=method, random_state=0)
+            monitor.fit(X_ref, y_ref).estimate(X, n_chunks=20)
+
+        seconds = best_time(run, 3)
+        print(
+            f"{method:<16}{seconds:>8.3f} s  "
+            f"({seconds / reference:.0f} x predict_accept)"
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--n-target", type=int, default=10000)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        errors = _errors(args.repeats, args.n, args.n_target)
+    _print_errors(errors, args.repeats)
+    _print_timing(args.n)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

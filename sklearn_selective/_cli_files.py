@@ -1,0 +1,238 @@
+"""Reading the files of ``evaluate``: a ``.csv`` or ``.npz`` as named arrays.
+
+Both readers return a :class:`Table`: the arrays by name and a way to say
+where sample ``i`` is in the file (``line 7`` of a CSV, ``row 5`` of an NPZ
+array), so that every problem names its place. CSV files are read with
+numpy's C parser (all-numeric files in one pass); the :mod:`csv` module is used
+only to describe a malformed file precisely.
+"""
+
+import csv
+import pickle
+import sys
+import warnings
+import zipfile
+import zlib
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+
+class InputError(Exception):
+    """A problem with the user's file or options, reported without traceback."""
+
+
+class Table(NamedTuple):
+    path: Path
+    columns: dict
+    locate: object  # sample index -> "line 7" / "row 5"
+
+    def where(self, name, index):
+        return f"{self.path}, {name!r}, {self.locate(index)}"
+
+
+# ----------------------------------------------------------------------------
+# CSV
+# ----------------------------------------------------------------------------
+_ENCODING = "utf-8-sig"  # accepts the byte-order mark of Excel's "CSV UTF-8"
+_LOADTXT = {
+    "delimiter": ",",
+    "skiprows": 1,
+    "comments": None,
+    "quotechar": '"',
+    "ndmin": 2,
+    "encoding": _ENCODING,
+}
+
+
+def _header(path):
+    try:
+        with open(path, newline="", encoding=_ENCODING) as handle:
+            first = next(csv.reader(handle), None)
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{path} is not UTF-8 text; save it as CSV UTF-8 (or .npz)"
+        ) from None
+    except csv.Error as error:
+        raise InputError(f"{path}, line 1: {error}") from None
+    if first is None:
+        raise InputError(f"{path} is empty")
+    header = [name.strip() for name in first]
+    counts = {}
+    for name in header:
+        counts[name] = counts.get(name, 0) + 1
+    duplicates = [name for name, count in counts.items() if count > 1]
+    if duplicates:
+        raise InputError(
+            f"{path}: the header names the column(s) "
+            f"{', '.join(map(repr, duplicates))} more than once; rename them"
+        )
+    if "" in counts:
+        raise InputError(f"{path}: the header has an empty column name")
+    return header
+
+
+def _loadtxt(path, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+        return np.loadtxt(path, dtype=dtype, **_LOADTXT)
+
+
+def _csv_records(path):
+    """(line number, fields) of every non-blank data row; csv errors -> InputError.
+
+    numpy's parser has no limit on the length of a field; the csv module's
+    default of 131,072 characters is lifted while reading, so that both read
+    the same files (a long field is then reported as what it is).
+    """
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        with open(path, newline="", encoding=_ENCODING) as handle:
+            reader = csv.reader(handle)
+            next(reader, None)
+            for row in reader:
+                if row:
+                    yield reader.line_num, row
+    except csv.Error as error:
+        raise InputError(f"{path}, line {reader.line_num}: {error}") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _describe_malformed(path, n_fields):
+    """The first malformed row, found with the csv module (error path only)."""
+    for line, row in _csv_records(path):
+        if len(row) != n_fields:
+            raise InputError(
+                f"{path}, line {line}: {len(row)} fields, the header has {n_fields}"
+            )
+
+
+def _line_locator(path):
+    lines = None
+
+    def locate(index):
+        nonlocal lines
+        if lines is None:  # error path only: count the non-blank records
+            lines = [line for line, _ in _csv_records(path)]
+        return f"line {lines[index]}" if index < len(lines) else f"row {index}"
+
+    return locate
+
+
+def _as_numbers_if_possible(column):
+    try:
+        return np.asarray(column, dtype=np.float64)
+    except ValueError:
+        return np.char.strip(column)
+
+
+def read_csv(path):
+    """Named columns of a CSV file: float64 where every value is a number, else str."""
+    header = _header(path)
+    try:
+        body = _loadtxt(path, np.float64)
+    except ValueError:
+        body = None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
+    if body is None:
+        try:
+            text = _loadtxt(path, str)
+        except (ValueError, UnicodeDecodeError):
+            _describe_malformed(path, len(header))
+            rows = [row for _, row in _csv_records(path)]  # e.g. odd quoting
+            text = np.array(rows, dtype=str).reshape(len(rows), len(header))
+        body = [_as_numbers_if_possible(column) for column in text.T]
+    else:
+        body = list(body.T)
+    if len(body) != len(header):  # loadtxt saw a consistent but different width
+        _describe_malformed(path, len(header))
+    if not body or body[0].shape[0] == 0:
+        raise InputError(f"{path} has a header but no data rows")
+    return Table(path, dict(zip(header, body, strict=True)), _line_locator(path))
+
+
+# ----------------------------------------------------------------------------
+# NPZ
+# ----------------------------------------------------------------------------
+class _PlainObjectUnpickler(pickle.Unpickler):
+    """Unpickles a numpy object array of plain values, and nothing else.
+
+    pandas saves text columns as object arrays, which ``numpy.load`` reads only
+    with ``allow_pickle=True`` -- and a pickle can run any code. This
+    unpickler resolves only the numpy names an array needs; strings, numbers
+    and ``None`` need no name, so no other object can be built.
+    """
+
+    _ALLOWED = frozenset(
+        (module, name)
+        for module in ("numpy.core.multiarray", "numpy._core.multiarray")
+        for name in ("_reconstruct", "scalar")
+    ) | {("numpy", "ndarray"), ("numpy", "dtype")}
+
+    def find_class(self, module, name):
+        if (module, name) not in self._ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not a plain value")
+        return super().find_class(module, name)
+
+
+def _read_object_array(archive, name):
+    fmt = np.lib.format
+    with archive.open(f"{name}.npy") as handle:
+        version = fmt.read_magic(handle)
+        read_header = {
+            (1, 0): fmt.read_array_header_1_0,
+            (2, 0): fmt.read_array_header_2_0,
+        }[version]
+        shape, _, _ = read_header(handle)
+        array = _PlainObjectUnpickler(handle).load()
+    if not isinstance(array, np.ndarray) or array.shape != shape:
+        raise pickle.UnpicklingError("not an array")
+    values = array.ravel().tolist()
+    types = set(map(type, values))
+    if types <= {str}:
+        return np.asarray(values, dtype=str).reshape(shape)
+    if types <= {int, float, bool}:
+        return np.asarray(values, dtype=np.float64).reshape(shape)
+    raise pickle.UnpicklingError(
+        f"it holds {', '.join(sorted(t.__name__ for t in types))} values"
+    )
+
+
+def _read_member(npz, path, name):
+    try:
+        return npz[name]
+    except ValueError as error:
+        if "allow_pickle" not in str(error):
+            raise
+    try:
+        return _read_object_array(npz.zip, name)
+    except (pickle.UnpicklingError, KeyError, ValueError, EOFError) as error:
+        raise InputError(
+            f"{path}: array {name!r} is an object array that is not plain text or "
+            f"numbers ({error}); evaluate does not unpickle objects, which could "
+            "run code. Save it with np.asarray(values, dtype=str) or as numbers"
+        ) from None
+
+
+_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
+def read_npz(path):
+    """Arrays of an ``.npz`` file; object arrays of plain values load safely."""
+    try:
+        npz = np.load(path, allow_pickle=False)
+        if not isinstance(npz, np.lib.npyio.NpzFile):
+            raise ValueError("it holds a single array (.npy); use numpy.savez")
+        with npz:
+            arrays = {name: _read_member(npz, path, name) for name in npz.files}
+    except _NPZ_ERRORS as error:
+        message = str(error) or type(error).__name__
+        raise InputError(
+            f"{path} is not a readable .npz file ({message}); write it with "
+            "numpy.savez(path, y_true=..., proba=...)"
+        ) from None
+    return Table(Path(path), arrays, lambda index: f"row {index}")

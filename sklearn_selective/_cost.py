@@ -1,0 +1,150 @@
+"""Cost-sensitive abstention: the Bayes rule on probabilities, its empirical margin,
+and the optional calibration of held-out probabilities it relies on.
+
+With probabilities ``p`` over the true classes, a cost matrix ``C`` (``C[i, j]`` =
+cost of predicting ``j`` when the truth is ``i``) and rejection costs ``r`` (one per
+true class), predicting ``j`` is expected to cost ``(p @ C)[j]`` and abstaining
+``p @ r``. The rule predicts the class of least expected cost and abstains when
+abstaining is cheaper. Its *margin* ``p @ r - min_j (p @ C)[j]`` plays the part of
+the confidence: the Bayes rule accepts iff ``margin >= 0``; the empirical variant
+accepts iff ``margin >= t`` with ``t`` minimising the total validation cost.
+"""
+
+import math
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import log_softmax
+from sklearn.isotonic import IsotonicRegression
+
+from ._thresholds import ThresholdFit, _ValidationCurve, lowest_cost_index
+
+_TINY = np.finfo(np.float64).tiny
+
+
+def check_costs(cost_matrix, rejection_cost, classes):
+    """Cost matrix ``(k, k)`` and rejection costs ``(k,)`` as float64 arrays."""
+    n_classes = len(classes)
+    if callable(cost_matrix):
+        cost_matrix = cost_matrix(classes)
+    matrix = np.asarray(cost_matrix, dtype=np.float64)
+    if matrix.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"cost_matrix must have shape (n_classes, n_classes) = ({n_classes}, "
+            f"{n_classes}), rows and columns aligned with classes_ = "
+            f"{classes.tolist()}; got shape {matrix.shape}."
+        )
+    if rejection_cost is None:
+        raise ValueError(
+            "cost_matrix needs rejection_cost, the cost of abstaining (a scalar or "
+            "one value per true class); e.g. rejection_cost=0.3."
+        )
+    rejection = np.asarray(rejection_cost, dtype=np.float64)
+    if rejection.ndim == 0:
+        rejection = np.full(n_classes, float(rejection))
+    if rejection.shape != (n_classes,):
+        raise ValueError(
+            "rejection_cost must be a scalar or have one value per class "
+            f"({n_classes}, aligned with classes_); got shape {rejection.shape}."
+        )
+    for name, values in (("cost_matrix", matrix), ("rejection_cost", rejection)):
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(f"{name} must hold finite, non-negative costs.")
+    return matrix, rejection
+
+
+def cost_decision(proba, cost_matrix, rejection):
+    """Index of the class of least expected cost (ties: the first) and the margin
+    ``expected rejection cost - least expected prediction cost``."""
+    expected = proba @ cost_matrix
+    index = expected.argmin(axis=1)
+    best = np.take_along_axis(expected, index[:, None], axis=1)[:, 0]
+    return index, proba @ rejection - best
+
+
+def fit_cost_margin(margin, accept_cost, reject_cost, weights, *, tune):
+    """The margin threshold: 0 (Bayes rule) or, with ``tune``, the one minimising the
+    total validation cost (ties: the larger coverage; ``inf`` when abstaining on
+    everything is cheapest). Also returns the validation table of every candidate.
+    """
+    w = np.ones_like(margin) if weights is None else weights
+    total_weight = w.sum()
+    # Total cost = sum of rejection costs + sum over accepted of (accept - reject).
+    reject_all = float((w * reject_cost).sum())
+    curve = _ValidationCurve.from_samples(margin, accept_cost - reject_cost, weights)
+    total = reject_all + curve.accepted_loss
+    table = {
+        "threshold": curve.thresholds,
+        "coverage": curve.coverage,
+        "cost": total / total_weight,
+    }
+    if not tune:
+        return 0.0, table
+    best = lowest_cost_index(total, reject_all)
+    return (math.inf if best is None else float(curve.thresholds[best])), table
+
+
+def evaluate_cost_rule(threshold, margin, accept_cost, reject_cost, errors, weights):
+    """Coverage, selective 0/1 risk and mean cost of a margin threshold."""
+    w = np.ones_like(margin) if weights is None else weights
+    accepted = margin >= threshold
+    kept = w[accepted].sum()
+    risk = float((w * errors)[accepted].sum() / kept) if kept > 0 else math.nan
+    cost = np.where(accepted, accept_cost, reject_cost)
+    mean_cost = float((w * cost).sum() / w.sum())
+    return ThresholdFit(float(threshold), float(kept / w.sum()), risk), mean_cost
+
+
+# ----------------------------------------------------------------------------------
+# Calibration of held-out probabilities (the rule trusts them)
+# ----------------------------------------------------------------------------------
+class TemperatureCalibrator:
+    """Softmax of ``log(p) / T``, with ``T`` minimising the weighted log loss."""
+
+    def fit(self, proba, y_index, weights):
+        logits = np.log(proba + _TINY)
+        w = np.ones(len(y_index)) if weights is None else weights
+        rows = np.arange(len(y_index))
+
+        def nll(log_t):
+            scaled = log_softmax(logits / math.exp(log_t), axis=1)
+            return -float((w * scaled[rows, y_index]).sum())
+
+        self.temperature_ = math.exp(
+            minimize_scalar(nll, bounds=(-5.0, 5.0), method="bounded").x
+        )
+        return self
+
+    def transform(self, proba):
+        return np.exp(log_softmax(np.log(proba + _TINY) / self.temperature_, axis=1))
+
+
+class IsotonicCalibrator:
+    """One-vs-rest isotonic regression per class, rows renormalised (as
+    :class:`~sklearn.calibration.CalibratedClassifierCV` does)."""
+
+    def fit(self, proba, y_index, weights):
+        n_classes = proba.shape[1]
+        columns = [1] if n_classes == 2 else range(n_classes)
+        self.regressions_ = {
+            j: IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+                proba[:, j], (y_index == j).astype(np.float64), sample_weight=weights
+            )
+            for j in columns
+        }
+        return self
+
+    def transform(self, proba):
+        if proba.shape[1] == 2:
+            positive = self.regressions_[1].predict(proba[:, 1])
+            return np.column_stack([1 - positive, positive])
+        calibrated = np.column_stack(
+            [self.regressions_[j].predict(proba[:, j]) for j in range(proba.shape[1])]
+        )
+        sums = calibrated.sum(axis=1, keepdims=True)
+        uniform = np.full_like(calibrated, 1 / proba.shape[1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(sums > 0, calibrated / sums, uniform)
+
+
+CALIBRATORS = {"temperature": TemperatureCalibrator, "isotonic": IsotonicCalibrator}

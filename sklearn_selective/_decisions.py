@@ -1,0 +1,130 @@
+"""Helpers of :class:`~sklearn_selective.SelectiveClassifier` that are not policies:
+the reject label's checks, class indices, the fast MSP path of ``predict``, and
+the per-fold results table.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from .confidence._blockwise import check_probability_block
+
+_STRING_KINDS = "US"
+
+
+def _is_string_array(values):
+    if values.dtype.kind in _STRING_KINDS:
+        return True
+    return values.dtype.kind == "O" and all(isinstance(v, str) for v in values)
+
+
+def _suggest_reject_label(classes):
+    if _is_string_array(classes):
+        candidates = ("abstain", "rejected", "__abstain__")
+        return next(c for c in candidates if c not in set(classes.tolist()))
+    if classes.dtype.kind in "iuf":
+        return -1 if -1 not in classes else int(np.floor(classes.min())) - 1
+    return None
+
+
+def check_reject_label(reject_label, classes):
+    """Raise unless ``reject_label`` has the classes' type and is not a class."""
+    if reject_label is None:
+        return
+    suggestion = _suggest_reject_label(classes)
+    advice = (
+        f"e.g. reject_label={suggestion!r}"
+        if suggestion is not None
+        else "or leave reject_label=None and use predict_accept"
+    )
+    is_number = isinstance(reject_label, Real) and not isinstance(
+        reject_label, (bool, np.bool_)
+    )
+    if classes.dtype.kind == "b":
+        problem = "the classes are booleans, so no other label of their type exists"
+    elif _is_string_array(classes) and not isinstance(reject_label, str):
+        problem = "the classes are strings, so the reject label must be a string"
+    elif classes.dtype.kind in "iu" and not (
+        isinstance(reject_label, Integral)
+        or (is_number and float(reject_label).is_integer())
+    ):
+        problem = "the classes are integers, so the reject label must be an integer"
+    elif classes.dtype.kind == "f" and not is_number:
+        problem = "the classes are numbers, so the reject label must be a number"
+    elif reject_label in classes.tolist():
+        problem = "it is one of the classes"
+    else:
+        return
+    raise ValueError(
+        f"reject_label={reject_label!r} is not usable: {problem} (classes_ = "
+        f"{classes.tolist()[:10]}{' ...' if len(classes) > 10 else ''}). Choose a "
+        f"label of the classes' type that no class uses, {advice}."
+    )
+
+
+def with_reject_label(y_pred, accepted, reject_label):
+    """``y_pred`` with ``reject_label`` where not accepted, in a dtype holding both."""
+    label = np.asarray(reject_label)
+    if y_pred.dtype.kind == "O":
+        dtype = np.dtype(object)
+    else:
+        dtype = np.result_type(y_pred.dtype, label.dtype)  # strings: the longer one
+    output = y_pred.astype(dtype)
+    output[~accepted] = reject_label
+    return output
+
+
+def class_index(classes, labels):
+    """Index in ``classes`` of each label; ``None`` for unknown labels."""
+    order = np.argsort(classes, kind="stable")
+    sorted_classes = classes[order]
+    position = np.searchsorted(sorted_classes, labels)
+    position = np.minimum(position, len(classes) - 1)
+    if not np.array_equal(sorted_classes[position], labels):
+        return None
+    return order[position]
+
+
+# Rows per block of the fast MSP path: a block and its temporaries stay in cache.
+_BLOCK_ROWS = 1 << 14
+
+
+def msp_decision(proba):
+    """Argmax index and maximum of each row of validated probabilities.
+
+    One pass over cache-sized row blocks: the column-wise maximum keeps the first
+    maximal column (as ``argmax``), and the probabilities are checked on the way.
+    """
+    proba = np.asarray(proba)
+    n_rows, n_classes = proba.shape
+    index = np.zeros(n_rows, dtype=np.intp)
+    maximum = np.empty(n_rows, dtype=np.float64)
+    for start in range(0, n_rows, _BLOCK_ROWS):
+        block = proba[start : start + _BLOCK_ROWS].astype(np.float64, copy=False)
+        check_probability_block(block, name="the classifier's predict_proba output")
+        best = block[:, 0].copy()
+        best_index = index[start : start + _BLOCK_ROWS]
+        for column in range(1, n_classes):
+            values = block[:, column]
+            best_index[values > best] = column
+            np.maximum(best, values, out=best)
+        maximum[start : start + _BLOCK_ROWS] = best
+    return index, maximum
+
+
+def cv_results(fold_fits, fold_sizes, costs=None):
+    """Per-fold thresholds, coverages and risks, with their mean and spread."""
+    results = {"n_samples": np.asarray(fold_sizes)}
+    names = ["threshold", "coverage", "risk"]
+    columns = {name: [getattr(fit, name) for fit in fold_fits] for name in names}
+    if fold_fits[0].risk_bound is not None:
+        columns["risk_bound"] = [fit.risk_bound for fit in fold_fits]
+    if costs is not None:
+        columns["cost"] = costs
+    with np.errstate(invalid="ignore"):
+        for name, values in columns.items():
+            values = np.asarray(values, dtype=np.float64)
+            results[name] = values
+            results[f"mean_{name}"] = np.mean(values, axis=0)
+            results[f"std_{name}"] = np.std(values, axis=0)
+    return results

@@ -1,0 +1,513 @@
+"""Watching a deployed (abstaining) classifier without labels."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.utils import check_random_state, column_or_1d
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from ._monitor_chunks import make_chunks
+from ._monitor_methods import METHODS, ModelOutputs, estimates_for_rows
+from ._monitor_result import MonitoringResult
+from .confidence import predict_with_confidence
+from .metrics._bootstrap import _counts
+
+_DEFAULT_METHOD = "calibrated_ac"
+_BAND_DRAWS = 20  # normal draws per bootstrap row for the reference band
+_BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
+
+
+def _resample_counts(rng, n_samples, n_resamples):
+    """Blocks of bootstrap counts, shape ``(block, n_samples)``, drawn in order."""
+    step = max(1, _BLOCK_ELEMENTS // n_samples)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        yield _counts(rng.integers(0, n_samples, (rows, n_samples)), n_samples)
+
+
+def _interval(values, confidence_level):
+    """Percentile interval of the bootstrap values, ignoring NaN rows."""
+    tail = (1 - confidence_level) / 2
+    if values.shape[0] == 0 or np.isnan(values).all():
+        return np.nan, np.nan
+    low, high = np.nanquantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+class PerformanceMonitor(BaseEstimator):
+    """Per-chunk coverage and label-free accuracy of a deployed classifier.
+
+    ``fit`` learns, on labelled held-out *reference* data, how the model's
+    confidences relate to its correctness; :meth:`estimate` then reports, for
+    each chunk of unlabelled production data,
+
+    - the **coverage**: the share of samples the estimator accepts (exact, no
+      labels needed: the mean of its ``predict_accept``);
+    - the estimated **accuracy** of its predictions on all samples;
+    - the estimated **selective accuracy**: the accuracy on the accepted
+      samples only;
+
+    each estimate with a bootstrap interval, and an alert when an estimate
+    leaves the band it would stay in if the data were like the reference.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        A fitted :class:`~sklearn_selective.SelectiveClassifier` (its own CSF
+        and threshold decide acceptance), or any fitted classifier: then every
+        sample is accepted and the selective accuracy equals the accuracy.
+
+    method : {"calibrated_ac", "cbpe", "atc", "ac", "doc"}, \
+default="calibrated_ac"
+        How the accuracies are estimated; for the selective accuracy every
+        method is fitted on the accepted reference samples only:
+
+        - ``"calibrated_ac"``: the probability of the predicted class,
+          calibrated against correctness by isotonic regression on the
+          reference (top-label calibration), averaged over all / accepted
+          samples. The default: the lowest error among the methods that are
+          unbiased without shift in ``benchmarks/bench_monitor.py`` and the
+          simulations of the test suite (see the user guide);
+        - ``"cbpe"``: each class's probability calibrated one-vs-rest by
+          isotonic regression and renormalised, then the calibrated
+          probability of the predicted class averaged (NannyML's CBPE
+          calibration); slightly biased without shift;
+        - ``"atc"``: average thresholded confidence on the CSF score;
+        - ``"ac"``: the average probability of the predicted class;
+        - ``"doc"``: the reference accuracy minus the drop in average
+          confidence.
+
+        All but ``"atc"`` need ``predict_proba``.
+
+    csf : str or callable, default=None
+        Confidence score function of a plain classifier (the score ``"atc"``
+        thresholds); None selects ``"msp"`` (``"max_logit"`` without
+        ``predict_proba``). Must be None for a ``SelectiveClassifier``, which
+        uses its own.
+
+    csf_params : dict, default=None
+        Keyword arguments of ``csf``.
+
+    confidence_level : float in (0, 1), default=0.95
+        Level of the intervals and of the reference bands.
+
+    n_bootstrap : int, default=200
+        Bootstrap resamples, each of the reference and of the chunk; 0 gives
+        point estimates without intervals, bands or alerts.
+
+    min_chunk_size : int, default=10
+        Chunks with fewer samples (or fewer accepted samples, for the selective
+        accuracy) get NaN estimates and a warning.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the bootstrap resamples.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The estimator's classes.
+
+    n_reference_ : int
+        Number of reference samples.
+
+    reference_accuracy_, reference_selective_accuracy_, reference_coverage_ : float
+        Accuracy, selective accuracy and coverage measured on the reference.
+
+    See Also
+    --------
+    MonitoringResult : What :meth:`estimate` returns.
+    ATCEstimator : Label-free accuracy of a classifier that does not abstain.
+    SelectiveClassifier : The abstaining classifier being watched.
+
+    Notes
+    -----
+    Every method assumes that the relation between the model's confidence and
+    its correctness learnt on the reference still holds (covariate shift that
+    does not make the model over-confident). Under concept shift (the labels
+    change for the same inputs) the confidences do not move and every estimate
+    stays near the reference accuracy, however far the true accuracy drops.
+
+    The intervals are percentile intervals of the estimates over paired
+    bootstrap resamples of the reference and of the chunk: they cover the
+    accuracy on the distribution the chunk is drawn from. The realised
+    accuracy of a chunk of ``n`` samples scatters around it by about
+    ``sqrt(a (1 - a) / n)`` more.
+
+    The reference band of a chunk of ``n`` samples is the central
+    ``confidence_level`` range of the estimate on ``n`` samples drawn from the
+    reference (normal approximation for the chunk sampling, bootstrap for the
+    reference): without shift, an estimate leaves it with probability about
+    ``1 - confidence_level``.
+
+    References
+    ----------
+    .. [1] S. Garg, S. Balakrishnan, Z. C. Lipton, B. Neyshabur, H. Sedghi.
+       *Leveraging Unlabeled Data to Predict Out-of-Distribution Performance.*
+       ICLR 2022, Eq. 1-3.
+    .. [2] NannyML. *Confidence-based Performance Estimation (CBPE).*
+       https://nannyml.readthedocs.io
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.frozen import FrozenEstimator
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> model = model.fit(X[:200], y[:200])
+    >>> clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.9)
+    >>> clf = clf.fit(X[200:350], y[200:350])
+    >>> monitor = PerformanceMonitor(clf, random_state=0).fit(X[200:350], y[200:350])
+    >>> result = monitor.estimate(X[350:], chunk_size=100)
+    >>> result.n_samples
+    array([100, 100,  19])
+    >>> bool(result.partial[-1])
+    True
+    >>> bool((result.coverage[:2] == [clf.predict_accept(X[350:450]).mean(),
+    ...                               clf.predict_accept(X[450:550]).mean()]).all())
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["predict"])],
+        "method": [StrOptions(set(METHODS))],
+        "csf": [str, callable, None],
+        "csf_params": [dict, None],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+        "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
+        "min_chunk_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        method=_DEFAULT_METHOD,
+        csf=None,
+        csf_params=None,
+        confidence_level=0.95,
+        n_bootstrap=200,
+        min_chunk_size=10,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.method = method
+        self.csf = csf
+        self.csf_params = csf_params
+        self.confidence_level = confidence_level
+        self.n_bootstrap = n_bootstrap
+        self.min_chunk_size = min_chunk_size
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------------------
+    # Model outputs
+    # ----------------------------------------------------------------------------
+    def _is_selective(self):
+        return hasattr(self.estimator, "predict_accept")
+
+    def _check_estimator(self):
+        check_is_fitted(self.estimator)
+        if self._is_selective() and self.csf is not None:
+            raise ValueError(
+                f"csf={self.csf!r} was given, but a {type(self.estimator).__name__} "
+                "decides acceptance with its own CSF; leave csf=None."
+            )
+        if METHODS[self.method].needs_proba and not hasattr(
+            self.estimator, "predict_proba"
+        ):
+            raise ValueError(
+                f"method={self.method!r} needs predict_proba, which "
+                f"{type(self.estimator).__name__} does not provide; use "
+                "method='atc', which thresholds the CSF score."
+            )
+
+    def _outputs(self, X, name):
+        n_samples = _num_samples(X)
+        if n_samples == 0:
+            raise ValueError(f"{name} is empty; pass at least one sample.")
+        estimator = self.estimator
+        if self._is_selective():
+            y_pred, score = predict_with_confidence(estimator, X)
+            threshold = estimator.threshold_
+            if np.ndim(threshold) == 0:
+                accepted = score >= threshold
+            else:  # per-class thresholds: let the estimator decide
+                accepted = np.asarray(estimator.predict_accept(X), dtype=bool)
+        else:
+            y_pred, score = predict_with_confidence(
+                estimator, X, self.csf, self.csf_params
+            )
+            accepted = np.ones(score.shape[0], dtype=bool)
+        proba = None
+        if METHODS[self.method].needs_proba:
+            proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+        classes = estimator.classes_
+        pred_index = np.searchsorted(classes, y_pred)
+        return ModelOutputs(y_pred, pred_index, score, accepted, proba)
+
+    # ----------------------------------------------------------------------------
+    # Fit
+    # ----------------------------------------------------------------------------
+    def _check_reference_labels(self, y_reference, n_samples):
+        y = column_or_1d(y_reference, dtype=None)
+        if y.shape[0] != n_samples:
+            raise ValueError(
+                f"X_reference has {n_samples} samples but y_reference has "
+                f"{y.shape[0]} labels; pass one label per sample."
+            )
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y_reference contains NaN; every label must be known.")
+        classes = self.estimator.classes_
+        unseen = ~np.isin(y, classes)
+        if unseen.any():
+            raise ValueError(
+                f"y_reference contains labels the estimator does not know: "
+                f"{np.unique(y[unseen]).tolist()[:5]} (classes_ = "
+                f"{list(classes)}). Check the label type (e.g. 0 vs '0.0')."
+            )
+        return y, np.searchsorted(classes, y)
+
+    def _reference_counts(self, n_samples, rng):
+        blocks = [np.ones((1, n_samples), dtype=np.int64)]
+        blocks.extend(_resample_counts(rng, n_samples, self.n_bootstrap))
+        return np.concatenate(blocks)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X_reference, y_reference):
+        """Learn the link between confidence and correctness on labelled data.
+
+        Parameters
+        ----------
+        X_reference : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Labelled reference data the estimator was not trained on (e.g. its
+            validation data), from the distribution it was meant for.
+
+        y_reference : array-like of shape (n_samples,)
+            True labels of the reference data.
+
+        Returns
+        -------
+        self : object
+            The fitted monitor.
+        """
+        self._check_estimator()
+        reference = self._outputs(X_reference, "X_reference")
+        n_samples = reference.score.shape[0]
+        y, y_index = self._check_reference_labels(y_reference, n_samples)
+        if not reference.accepted.any():
+            raise ValueError(
+                "The estimator accepts none of the reference samples, so its "
+                "selective accuracy cannot be learnt; use more reference data or "
+                "a lower threshold."
+            )
+        correct = (reference.y_pred == y).astype(np.float64)
+        self._seed = check_random_state(self.random_state).randint(2**31 - 1)
+        counts = self._reference_counts(
+            n_samples, np.random.default_rng([self._seed, 0])
+        )
+        self._method = METHODS[self.method](reference, correct, counts, y_index)
+        self._band_stats = self._reference_band_stats(reference)
+        self.classes_ = self.estimator.classes_
+        self.n_reference_ = n_samples
+        self.reference_accuracy_ = float(correct.mean())
+        self.reference_selective_accuracy_ = float(correct[reference.accepted].mean())
+        self.reference_coverage_ = float(reference.accepted.mean())
+        return self
+
+    def _reference_band_stats(self, reference):
+        """Mean and standard deviation of the proxies on the reference, per row."""
+        if self.n_bootstrap == 0:
+            return None
+        rows = slice(1, self.n_bootstrap + 1)
+        everything, selective = self._method.proxies(reference, rows)
+        shape = (self.n_bootstrap, reference.score.shape[0])
+        everything = np.broadcast_to(everything, shape)
+        selective = np.broadcast_to(selective, shape)[:, reference.accepted]
+        return (
+            everything.mean(axis=1),
+            everything.std(axis=1),
+            selective.mean(axis=1),
+            selective.std(axis=1),
+        )
+
+    # ----------------------------------------------------------------------------
+    # Estimate
+    # ----------------------------------------------------------------------------
+    def _band(self, n_samples, cache):
+        """Reference bands of a chunk of ``n_samples`` samples (cached per size)."""
+        if n_samples not in cache:
+            if self.n_bootstrap == 0:
+                cache[n_samples] = np.full((2, 2), np.nan)
+                return cache[n_samples]
+            mean, std, selective_mean, selective_std = self._band_stats
+            rng = np.random.default_rng([self._seed, 2, n_samples])
+            z = rng.standard_normal((self.n_bootstrap, _BAND_DRAWS))
+            n_accepted = max(1.0, n_samples * self.reference_coverage_)
+            draws = (
+                mean[:, None] + std[:, None] / np.sqrt(n_samples) * z,
+                selective_mean[:, None]
+                + selective_std[:, None] / np.sqrt(n_accepted) * z,
+            )
+            cache[n_samples] = np.array(
+                [
+                    _interval(np.clip(d.ravel(), 0, 1), self.confidence_level)
+                    for d in draws
+                ]
+            )
+        return cache[n_samples]
+
+    def _chunk_estimates(self, chunk, rng):
+        """Point estimates and bootstrap values of one chunk."""
+        n_samples = chunk.score.shape[0]
+        point = estimates_for_rows(
+            self._method, chunk, np.ones((1, n_samples)), slice(0, 1)
+        )
+        accuracy, selective = [point[0]], [point[1]]
+        row = 1
+        for counts in _resample_counts(rng, n_samples, self.n_bootstrap):
+            rows = slice(row, row + counts.shape[0])
+            block = estimates_for_rows(self._method, chunk, counts, rows)
+            accuracy.append(block[0])
+            selective.append(block[1])
+            row = rows.stop
+        return np.concatenate(accuracy), np.concatenate(selective)
+
+    def estimate(
+        self, X, *, chunk_size=None, n_chunks=None, timestamps=None, freq=None
+    ):
+        """Coverage and estimated accuracies of each chunk of unlabelled data.
+
+        Chunk by one rule: ``chunk_size`` (consecutive chunks of that many
+        samples; a shorter last chunk is kept and flagged ``partial``),
+        ``n_chunks`` (that many consecutive chunks of near-equal size), or
+        ``timestamps`` with ``freq`` (one chunk per calendar period, empty
+        periods included; needs pandas). Without any, ``X`` is one chunk.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Unlabelled production data, in time order.
+
+        chunk_size : int, default=None
+            Samples per chunk.
+
+        n_chunks : int, default=None
+            Number of chunks.
+
+        timestamps : array-like of shape (n_samples,), default=None
+            Time of each sample (anything ``pandas.to_datetime`` reads).
+
+        freq : str, default=None
+            A pandas period frequency for ``timestamps``, e.g. ``"D"``,
+            ``"W"``, ``"M"``, ``"h"``.
+
+        Returns
+        -------
+        result : MonitoringResult
+            One entry per chunk.
+
+        Warns
+        -----
+        UndefinedMetricWarning
+            When a chunk has fewer than ``min_chunk_size`` samples (or
+            accepted samples): its estimates are NaN and ``reason`` says why.
+        """
+        check_is_fitted(self, "n_reference_")
+        outputs = self._outputs(X, "X")
+        n_samples = outputs.score.shape[0]
+        chunks = make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq)
+        n_chunks = len(chunks.members)
+        values = {name: np.full(n_chunks, np.nan) for name in _RESULT_ARRAYS}
+        bands = np.full((n_chunks, 2, 2), np.nan)
+        reasons = np.full(n_chunks, "", dtype=object)
+        sizes = np.array([len(m) for m in chunks.members])
+        band_cache = {}
+        for c, members in enumerate(chunks.members):
+            chunk = outputs.take(members)
+            if sizes[c]:
+                values["coverage"][c] = chunk.accepted.mean()
+            reasons[c] = self._reason(sizes[c], int(chunk.accepted.sum()))
+            if sizes[c] < self.min_chunk_size:
+                continue
+            rng = np.random.default_rng([self._seed, 1, c])
+            accuracy, selective = self._chunk_estimates(chunk, rng)
+            self._store(values, "accuracy", c, accuracy)
+            if chunk.accepted.sum() >= self.min_chunk_size:
+                self._store(values, "selective_accuracy", c, selective)
+            bands[c] = self._band(sizes[c], band_cache)
+        self._warn_undefined(reasons)
+        alert = np.zeros(n_chunks, dtype=bool)
+        for name, band in (
+            ("accuracy", bands[:, 0]),
+            ("selective_accuracy", bands[:, 1]),
+        ):
+            with np.errstate(invalid="ignore"):
+                alert |= (values[name] < band[:, 0]) | (values[name] > band[:, 1])
+        return MonitoringResult(
+            method=self.method,
+            confidence_level=self.confidence_level,
+            start=chunks.start,
+            stop=chunks.stop,
+            n_samples=sizes,
+            accuracy_band=bands[:, 0],
+            selective_accuracy_band=bands[:, 1],
+            alert=alert,
+            partial=chunks.partial,
+            reason=reasons,
+            reference_accuracy=self.reference_accuracy_,
+            reference_selective_accuracy=self.reference_selective_accuracy_,
+            reference_coverage=self.reference_coverage_,
+            _y_pred=outputs.y_pred,
+            _accepted=outputs.accepted,
+            _chunk_id=chunks.chunk_id,
+            **values,
+        )
+
+    def _store(self, values, name, c, estimates):
+        values[name][c] = estimates[0]
+        low, high = _interval(estimates[1:], self.confidence_level)
+        values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
+
+    def _reason(self, n_samples, n_accepted):
+        if n_samples == 0:
+            return "no samples in this period"
+        if n_samples < self.min_chunk_size:
+            return f"{n_samples} samples < min_chunk_size={self.min_chunk_size}"
+        if n_accepted < self.min_chunk_size:
+            return (
+                f"selective accuracy: {n_accepted} accepted samples < "
+                f"min_chunk_size={self.min_chunk_size}"
+            )
+        return ""
+
+    @staticmethod
+    def _warn_undefined(reasons):
+        flagged = np.flatnonzero(reasons != "")
+        if flagged.shape[0]:
+            warnings.warn(
+                f"{flagged.shape[0]} chunk(s) too small for an estimate (chunks "
+                f"{flagged[:5].tolist()}{'...' if flagged.shape[0] > 5 else ''}: "
+                f"{reasons[flagged[0]]}); their estimates are NaN, see "
+                "result.reason. Use larger chunks or a smaller min_chunk_size.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+
+
+_RESULT_ARRAYS = (
+    "coverage",
+    "accuracy",
+    "accuracy_lower",
+    "accuracy_upper",
+    "selective_accuracy",
+    "selective_accuracy_lower",
+    "selective_accuracy_upper",
+)

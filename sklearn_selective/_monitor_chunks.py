@@ -1,0 +1,123 @@
+"""Splitting a stream of samples into chunks: by size, by number, or by time."""
+
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Chunks(NamedTuple):
+    """Chunk ``c`` holds the samples ``members[c]``; ``start``/``stop`` label it."""
+
+    start: np.ndarray  # first index (size/number) or period start (time)
+    stop: np.ndarray  # one past the last index, or the next period's start
+    partial: np.ndarray  # bool: the last chunk by size when it is short
+    members: list  # index arrays into the samples
+    chunk_id: np.ndarray  # (n_samples,) chunk of each sample
+
+
+def _check_count(value, name):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def _contiguous(n_samples, sizes, partial):
+    stop = np.cumsum(sizes)
+    start = stop - sizes
+    members = [np.arange(a, b) for a, b in zip(start, stop, strict=True)]
+    chunk_id = np.repeat(np.arange(len(sizes)), sizes)
+    return Chunks(start, stop, partial, members, chunk_id)
+
+
+def _by_size(n_samples, chunk_size):
+    n_full, rest = divmod(n_samples, chunk_size)
+    sizes = [chunk_size] * n_full + ([rest] if rest else [])
+    partial = np.zeros(len(sizes), dtype=bool)
+    partial[-1] = bool(rest)
+    return _contiguous(n_samples, np.asarray(sizes), partial)
+
+
+def _by_number(n_samples, n_chunks):
+    if n_chunks > n_samples:
+        raise ValueError(
+            f"n_chunks={n_chunks} is larger than the number of samples "
+            f"({n_samples}); use at most {n_samples} chunks."
+        )
+    # Sizes differ by at most one (np.array_split): no chunk is partial.
+    sizes = np.full(n_chunks, n_samples // n_chunks)
+    sizes[: n_samples % n_chunks] += 1
+    return _contiguous(n_samples, sizes, np.zeros(n_chunks, dtype=bool))
+
+
+def _by_time(n_samples, timestamps, freq):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - pandas is an optional extra
+        raise ImportError(
+            "Chunking by time needs pandas: pip install pandas, or chunk by "
+            "chunk_size / n_chunks."
+        ) from exc
+    if np.ndim(timestamps) != 1 or len(timestamps) != n_samples:
+        raise ValueError(
+            f"timestamps must hold one time per sample of X ({n_samples}); got "
+            f"shape {np.shape(timestamps)}."
+        )
+    try:
+        times = pd.DatetimeIndex(pd.to_datetime(np.asarray(timestamps)))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"timestamps could not be read as dates: {exc}") from exc
+    if times.isna().any():
+        raise ValueError(
+            f"timestamps contain {int(times.isna().sum())} missing values (NaT); "
+            "every sample needs a time."
+        )
+    if times.tz is not None:
+        times = times.tz_convert(None)
+    try:
+        periods = times.to_period(freq)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"freq={freq!r} is not a pandas period frequency (e.g. 'D', 'W', "
+            f"'M', 'h'): {exc}"
+        ) from exc
+    # Every period between the first and the last is a chunk, empty ones too.
+    calendar = pd.period_range(periods.min(), periods.max(), freq=periods.freq)
+    chunk_id = calendar.get_indexer(periods)
+    order = np.argsort(chunk_id, kind="stable")
+    sizes = np.bincount(chunk_id, minlength=len(calendar))
+    members = np.split(order, np.cumsum(sizes)[:-1])
+    start = calendar.start_time.to_numpy()
+    stop = (calendar + 1).start_time.to_numpy()
+    partial = np.zeros(len(calendar), dtype=bool)
+    return Chunks(start, stop, partial, members, chunk_id)
+
+
+def make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq):
+    """Chunks from exactly one rule; one chunk of everything when none is given."""
+    given = [
+        name
+        for name, value in (
+            ("chunk_size", chunk_size),
+            ("n_chunks", n_chunks),
+            ("timestamps", timestamps),
+        )
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise ValueError(
+            f"Chunk by one rule only; got {given}. Pass chunk_size, n_chunks, or "
+            "timestamps with freq."
+        )
+    if (timestamps is None) != (freq is None):
+        raise ValueError(
+            "Chunking by time needs both timestamps (one per sample) and freq (a "
+            "pandas frequency string such as 'D' or 'W')."
+        )
+    if chunk_size is not None:
+        return _by_size(n_samples, _check_count(chunk_size, "chunk_size"))
+    if n_chunks is not None:
+        return _by_number(n_samples, _check_count(n_chunks, "n_chunks"))
+    if timestamps is not None:
+        return _by_time(n_samples, timestamps, freq)
+    return _by_number(n_samples, 1)

@@ -1,0 +1,272 @@
+"""Label-free estimates of accuracy and selective accuracy, batched over resamples.
+
+Every method is fitted once per reference weight vector: row 0 of ``counts`` is
+the reference itself (all ones), rows 1..B are bootstrap resamples (how often
+each reference sample was drawn). A fitted method turns a chunk's model outputs
+into a per-sample *proxy of correctness* for each row; the estimate is the
+(resample-weighted) mean of the proxy over the chunk (accuracy) or over its
+accepted samples (selective accuracy). So the point estimate, the bootstrap
+interval and the reference band are the same computation.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.isotonic import isotonic_regression
+
+from .metrics._core import group_ties
+
+
+class ModelOutputs(NamedTuple):
+    """What the monitor needs from the model, per sample."""
+
+    y_pred: np.ndarray  # predicted labels
+    pred_index: np.ndarray  # index of the prediction in classes_
+    score: np.ndarray  # CSF confidence (the acceptance score)
+    accepted: np.ndarray  # bool, exactly the estimator's predict_accept
+    proba: np.ndarray | None  # (n, k) class probabilities, when the method needs them
+
+    def take(self, indices):
+        return ModelOutputs(
+            *(None if value is None else value[indices] for value in self)
+        )
+
+    @property
+    def proba_pred(self):
+        """Probability of the predicted class (the MSP for an argmax prediction)."""
+        return self.proba[np.arange(self.proba.shape[0]), self.pred_index]
+
+
+# ----------------------------------------------------------------------------
+# ATC: the only dependency on the ATC core (kept in one function for merges)
+# ----------------------------------------------------------------------------
+def _atc_threshold_batch(scores, correct, counts):
+    """ATC thresholds ([ATC] Eq. 2) for each row of ``counts``; NaN for empty rows."""
+    from ._accuracy import _atc_thresholds
+
+    counts = np.asarray(counts, dtype=np.float64)
+    empty = counts.sum(axis=1) == 0
+    if scores.shape[0] == 0:
+        return np.full(counts.shape[0], np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        thresholds = _atc_thresholds(group_ties(scores), correct, counts)
+    return np.where(empty, np.nan, np.asarray(thresholds, dtype=np.float64))
+
+
+def _reached(scores, thresholds):
+    """``scores >= t`` per row of thresholds, as float; NaN where t is NaN."""
+    reached = (scores[None, :] >= thresholds[:, None]).astype(np.float64)
+    reached[np.isnan(thresholds)] = np.nan
+    return reached
+
+
+def _weighted_means(values, counts):
+    """Per-row mean of ``values`` (b, n) under weights ``counts`` (b, n)."""
+    total = counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts * values).sum(axis=1) / total
+
+
+class _ATC:
+    """Average thresholded confidence, on the acceptance score.
+
+    Accuracy: the share of chunk scores at or above the threshold fitted on all
+    reference samples. Selective accuracy: the share of accepted chunk samples
+    at or above the threshold fitted on the *accepted* reference samples only
+    (ATC conditioned on the acceptance region, SPEC §8).
+    """
+
+    needs_proba = False
+
+    def __init__(self, reference, correct, counts, y_index):
+        accepted = reference.accepted
+        self.threshold = _atc_threshold_batch(reference.score, correct, counts)
+        self.selective_threshold = _atc_threshold_batch(
+            reference.score[accepted], correct[accepted], counts[:, accepted]
+        )
+
+    def proxies(self, chunk, rows):
+        return (
+            _reached(chunk.score, self.threshold[rows]),
+            _reached(chunk.score, self.selective_threshold[rows]),
+        )
+
+
+class _AverageConfidence:
+    """Mean probability of the predicted class (the MSP of an argmax prediction)."""
+
+    needs_proba = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        pass
+
+    def proxies(self, chunk, rows):
+        proba = chunk.proba_pred[None, :]
+        return proba, proba
+
+
+class _DifferenceOfConfidences:
+    """Reference accuracy minus the drop in mean confidence (DoC).
+
+    The per-sample proxy is ``p_i + (acc_ref - conf_ref)``, whose mean is the
+    DoC estimate; the selective version uses the accepted reference samples.
+    """
+
+    needs_proba = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        gap = correct - reference.proba_pred
+        accepted = reference.accepted
+        self.offset = _weighted_means(gap[None, :], counts)
+        self.selective_offset = _weighted_means(
+            gap[None, accepted], counts[:, accepted]
+        )
+
+    def proxies(self, chunk, rows):
+        proba = chunk.proba_pred[None, :]
+        return (
+            proba + self.offset[rows, None],
+            proba + self.selective_offset[rows, None],
+        )
+
+
+class _IsotonicColumn:
+    """One-vs-rest isotonic calibration of one probability column, per row.
+
+    Each row's isotonic fit is stored on the grid of the distinct reference
+    values (``on_grid``, shape ``(rows, n_distinct)``), so evaluating all rows
+    on a chunk is one gather: linear interpolation between grid points equals
+    IsotonicRegression's linear interpolation between its knots (clipped
+    outside the reference range).
+    """
+
+    def __init__(self, values, is_class, counts):
+        groups = group_ties(values)
+        weight = groups.sum(counts.astype(np.float64))
+        hits = groups.sum(counts * is_class)
+        self.grid = groups.values
+        self.on_grid = np.full(weight.shape, np.nan)
+        for row, (row_weight, row_hits) in enumerate(zip(weight, hits, strict=True)):
+            keep = row_weight > 0
+            if not keep.any():
+                continue
+            fitted = isotonic_regression(
+                row_hits[keep] / row_weight[keep],
+                sample_weight=row_weight[keep],
+                y_min=0.0,
+                y_max=1.0,
+            )
+            self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
+
+    def predict(self, values, rows):
+        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        last = self.grid.shape[0] - 1
+        above = np.searchsorted(self.grid, values, side="right")
+        high = np.minimum(above, last)
+        low = np.maximum(above - 1, 0)
+        span = self.grid[high] - self.grid[low]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(span > 0, (values - self.grid[low]) / span, 0.0)
+        on_grid = self.on_grid[rows]
+        return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
+
+
+class _TopLabelCalibratedConfidence:
+    """Average confidence after top-label isotonic calibration on the reference.
+
+    The probability of the predicted class is calibrated against correctness
+    by isotonic regression on the reference (top-label calibration); the proxy
+    is the calibrated value. On the reference its mean is the reference
+    accuracy exactly (isotonic regression preserves block sums).
+    """
+
+    needs_proba = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        accepted = reference.accepted
+        self.column = _IsotonicColumn(reference.proba_pred, correct, counts)
+        self.selective = _IsotonicColumn(
+            reference.proba_pred[accepted], correct[accepted], counts[:, accepted]
+        )
+
+    def proxies(self, chunk, rows):
+        return (
+            self.column.predict(chunk.proba_pred, rows),
+            self.selective.predict(chunk.proba_pred, rows),
+        )
+
+
+class _CalibratedAverageConfidence:
+    """Average confidence after per-class isotonic calibration on the reference.
+
+    Each class's probability is calibrated one-vs-rest by isotonic regression
+    on the reference labels, the calibrated rows are renormalised to sum to
+    one, and the proxy is the calibrated probability of the predicted class
+    (the calibration step of NannyML's CBPE).
+    """
+
+    needs_proba = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        accepted = reference.accepted
+        self.columns = self._calibrators(reference.proba, y_index, counts)
+        self.selective = self._calibrators(
+            reference.proba[accepted], y_index[accepted], counts[:, accepted]
+        )
+
+    @staticmethod
+    def _calibrators(proba, y_index, counts):
+        return [
+            _IsotonicColumn(proba[:, j], y_index == j, counts)
+            for j in range(proba.shape[1])
+        ]
+
+    @staticmethod
+    def _calibrated_pred(columns, chunk, rows):
+        calibrated = np.stack(
+            [
+                column.predict(chunk.proba[:, j], rows)
+                for j, column in enumerate(columns)
+            ],
+            axis=-1,
+        )  # (rows, n, k)
+        total = calibrated.sum(axis=-1)
+        picked = np.take_along_axis(
+            calibrated, chunk.pred_index[None, :, None], axis=-1
+        )[..., 0]
+        # A sample calibrated to zero for every class keeps the model's probability.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, picked / total, chunk.proba_pred[None, :])
+
+    def proxies(self, chunk, rows):
+        return (
+            self._calibrated_pred(self.columns, chunk, rows),
+            self._calibrated_pred(self.selective, chunk, rows),
+        )
+
+
+METHODS = {
+    "atc": _ATC,
+    "ac": _AverageConfidence,
+    "doc": _DifferenceOfConfidences,
+    "calibrated_ac": _TopLabelCalibratedConfidence,
+    "cbpe": _CalibratedAverageConfidence,
+}
+
+
+def estimates_for_rows(method, chunk, counts, rows):
+    """Accuracy and selective accuracy for reference rows ``rows`` (a slice).
+
+    ``counts`` (len(rows), m) weighs the chunk's samples (ones for the point
+    estimate, resample counts for the bootstrap). Rows whose chunk resample has
+    no accepted sample give NaN selective accuracy. Estimates are clipped to
+    [0, 1] (DoC can leave it).
+    """
+    everything, selective = method.proxies(chunk, rows)
+    counts = np.asarray(counts, dtype=np.float64)
+    accepted = chunk.accepted
+    accuracy = _weighted_means(np.broadcast_to(everything, counts.shape), counts)
+    selective_counts = counts[:, accepted]
+    selective = np.broadcast_to(selective, counts.shape)[:, accepted]
+    selective_accuracy = _weighted_means(selective, selective_counts)
+    return np.clip(accuracy, 0.0, 1.0), np.clip(selective_accuracy, 0.0, 1.0)

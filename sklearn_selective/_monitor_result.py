@@ -1,0 +1,285 @@
+"""The per-chunk result of :meth:`PerformanceMonitor.estimate`."""
+
+import dataclasses
+
+import numpy as np
+from sklearn.utils import column_or_1d
+
+FRAME_COLUMNS = (
+    "start",
+    "stop",
+    "n_samples",
+    "coverage",
+    "accuracy",
+    "accuracy_lower",
+    "accuracy_upper",
+    "selective_accuracy",
+    "selective_accuracy_lower",
+    "selective_accuracy_upper",
+    "alert",
+)
+
+
+@dataclasses.dataclass(repr=False, eq=False)
+class MonitoringResult:
+    """Per-chunk coverage and label-free accuracy estimates of a deployed model.
+
+    Returned by :meth:`PerformanceMonitor.estimate`; every array attribute has
+    one entry per chunk, in time order.
+
+    Attributes
+    ----------
+    method : str
+        The estimation method.
+
+    confidence_level : float
+        Level of the intervals and of the reference bands.
+
+    start, stop : ndarray of shape (n_chunks,)
+        Sample positions ``[start, stop)`` of each chunk (chunking by size or
+        number), or the start of its period and of the next one (by time).
+
+    n_samples : ndarray of shape (n_chunks,)
+        Number of samples per chunk.
+
+    coverage : ndarray of shape (n_chunks,)
+        Share of the chunk the estimator accepts: exactly the mean of its
+        ``predict_accept`` (no estimate; NaN for an empty chunk).
+
+    accuracy, accuracy_lower, accuracy_upper : ndarray of shape (n_chunks,)
+        Estimated accuracy of the predictions on all samples of the chunk, and
+        the bootstrap interval at ``confidence_level``.
+
+    selective_accuracy, selective_accuracy_lower, selective_accuracy_upper : \
+ndarray of shape (n_chunks,)
+        The same on the accepted samples only.
+
+    accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
+        The reference band of each chunk: where the estimate would fall with
+        probability ``confidence_level`` on a chunk of the same size drawn
+        from the reference distribution.
+
+    alert : ndarray of shape (n_chunks,), dtype=bool
+        True when an estimate leaves its reference band.
+
+    partial : ndarray of shape (n_chunks,), dtype=bool
+        True for a last chunk shorter than ``chunk_size``.
+
+    reason : ndarray of shape (n_chunks,), dtype=object
+        Why an estimate is NaN (empty string when none is).
+
+    reference_accuracy, reference_selective_accuracy, reference_coverage : float
+        The values measured on the labelled reference data.
+
+    realised_accuracy, realised_selective_accuracy : ndarray of shape \
+(n_chunks,) or None
+        The accuracies measured once labels are known (:meth:`with_labels`).
+
+    See Also
+    --------
+    PerformanceMonitor : Produces this result.
+    """
+
+    method: str
+    confidence_level: float
+    start: np.ndarray
+    stop: np.ndarray
+    n_samples: np.ndarray
+    coverage: np.ndarray
+    accuracy: np.ndarray
+    accuracy_lower: np.ndarray
+    accuracy_upper: np.ndarray
+    selective_accuracy: np.ndarray
+    selective_accuracy_lower: np.ndarray
+    selective_accuracy_upper: np.ndarray
+    accuracy_band: np.ndarray
+    selective_accuracy_band: np.ndarray
+    alert: np.ndarray
+    partial: np.ndarray
+    reason: np.ndarray
+    reference_accuracy: float
+    reference_selective_accuracy: float
+    reference_coverage: float
+    realised_accuracy: np.ndarray | None = None
+    realised_selective_accuracy: np.ndarray | None = None
+    _y_pred: np.ndarray | None = None
+    _accepted: np.ndarray | None = None
+    _chunk_id: np.ndarray | None = None
+
+    @property
+    def n_chunks(self):
+        """Number of chunks."""
+        return self.n_samples.shape[0]
+
+    def with_labels(self, y):
+        """A copy with the realised accuracies, once the labels are known.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            True labels of the samples passed to
+            :meth:`PerformanceMonitor.estimate`, in the same order.
+
+        Returns
+        -------
+        result : MonitoringResult
+            The same estimates with ``realised_accuracy`` and
+            ``realised_selective_accuracy`` filled in (NaN for a chunk without
+            samples, or without accepted samples).
+        """
+        y = column_or_1d(y, dtype=None)
+        if y.shape[0] != self._y_pred.shape[0]:
+            raise ValueError(
+                f"y has {y.shape[0]} labels but the monitored data had "
+                f"{self._y_pred.shape[0]} samples; pass one label per sample, in "
+                "the order given to estimate."
+            )
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError(
+                "y contains NaN; drop the unlabelled samples from both the data "
+                "and y, or estimate them separately."
+            )
+        correct = (y == self._y_pred).astype(np.float64)
+        ids, n_chunks = self._chunk_id, self.n_chunks
+        n = np.bincount(ids, minlength=n_chunks)
+        n_accepted = np.bincount(ids, self._accepted, minlength=n_chunks)
+        hits = np.bincount(ids, correct, minlength=n_chunks)
+        accepted_hits = np.bincount(ids, correct * self._accepted, minlength=n_chunks)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            realised = np.where(n > 0, hits / n, np.nan)
+            selective = np.where(n_accepted > 0, accepted_hits / n_accepted, np.nan)
+        return dataclasses.replace(
+            self, realised_accuracy=realised, realised_selective_accuracy=selective
+        )
+
+    def to_frame(self):
+        """The chunks as a pandas DataFrame, one row per chunk.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``start``, ``stop``, ``n_samples``, ``coverage``,
+            ``accuracy``, ``accuracy_lower``, ``accuracy_upper``,
+            ``selective_accuracy``, ``selective_accuracy_lower``,
+            ``selective_accuracy_upper``, ``alert``, then ``partial`` and
+            ``reason``, and ``realised_accuracy`` and
+            ``realised_selective_accuracy`` once labels are known.
+        """
+        import pandas as pd
+
+        columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
+        columns["partial"] = self.partial
+        columns["reason"] = self.reason
+        if self.realised_accuracy is not None:
+            columns["realised_accuracy"] = self.realised_accuracy
+            columns["realised_selective_accuracy"] = self.realised_selective_accuracy
+        return pd.DataFrame(columns)
+
+    def _rows(self, limit):
+        header = (
+            f"{'chunk':>5} {'n':>6} {'coverage':>8} {'accuracy':>22} "
+            f"{'selective accuracy':>22} {'alert':>5}"
+        )
+        lines = [header]
+        for c in range(min(limit, self.n_chunks)):
+            accuracy = _cell(self.accuracy, self.accuracy_lower, self.accuracy_upper, c)
+            selective = _cell(
+                self.selective_accuracy,
+                self.selective_accuracy_lower,
+                self.selective_accuracy_upper,
+                c,
+            )
+            flags = ("!" if self.alert[c] else "") + ("*" if self.partial[c] else "")
+            lines.append(
+                f"{c:>5} {self.n_samples[c]:>6} {self.coverage[c]:>8.3f} "
+                f"{accuracy:>22} {selective:>22} {flags:>5}"
+            )
+        if self.n_chunks > limit:
+            lines.append(f"... {self.n_chunks - limit} more chunks")
+        return lines
+
+    def __repr__(self):
+        summary = (
+            f"MonitoringResult(method={self.method!r}, n_chunks={self.n_chunks}, "
+            f"alerts={int(self.alert.sum())}, confidence_level="
+            f"{self.confidence_level}, reference accuracy="
+            f"{self.reference_accuracy:.3f}, selective accuracy="
+            f"{self.reference_selective_accuracy:.3f}, coverage="
+            f"{self.reference_coverage:.3f})"
+        )
+        legend = "(! alert, * partial chunk)"
+        return "\n".join([summary, *self._rows(limit=10), legend])
+
+    def plot(self, ax=None):
+        """Draw the timeline: estimates with intervals, bands, alerts, coverage.
+
+        Estimated accuracy and selective accuracy are lines with their
+        intervals shaded; the reference bands are dotted; realised values (after
+        :meth:`with_labels`) are markers; alerts are red crosses; the coverage
+        is drawn on a second axis.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        ax, coverage_ax : matplotlib Axes
+            The accuracy axes and the twin axes of the coverage.
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(9, 4))
+        x = np.arange(self.n_chunks)
+        for name, color in (("accuracy", "C0"), ("selective_accuracy", "C1")):
+            estimate = getattr(self, name)
+            label = name.replace("_", " ")
+            ax.plot(
+                x, estimate, color=color, marker="o", ms=3, label=f"estimated {label}"
+            )
+            ax.fill_between(
+                x,
+                getattr(self, f"{name}_lower"),
+                getattr(self, f"{name}_upper"),
+                color=color,
+                alpha=0.2,
+                linewidth=0,
+            )
+            band = getattr(self, f"{name}_band")
+            ax.plot(x, band, color=color, linestyle=":", linewidth=1)
+            realised = getattr(self, f"realised_{name}")
+            if realised is not None:
+                ax.plot(
+                    x,
+                    realised,
+                    color=color,
+                    marker="s",
+                    linestyle="none",
+                    mfc="none",
+                    label=f"realised {label}",
+                )
+            alerts = self.alert & ~np.isnan(estimate)
+            ax.plot(x[alerts], estimate[alerts], "x", color="red", ms=8)
+        ax.plot([], [], "x", color="red", label="alert")
+        ax.set_xlabel("chunk")
+        ax.set_ylabel("accuracy")
+        coverage_ax = ax.twinx()
+        coverage_ax.step(x, self.coverage, where="mid", color="grey", alpha=0.6)
+        coverage_ax.set_ylabel("coverage (grey)")
+        coverage_ax.set_ylim(0, 1.05)
+        ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.15),
+            ncol=3,
+            fontsize="small",
+            frameon=False,
+        )
+        return ax, coverage_ax
+
+
+def _cell(estimate, lower, upper, c):
+    if np.isnan(estimate[c]):
+        return "nan"
+    return f"{estimate[c]:.3f} [{lower[c]:.3f}, {upper[c]:.3f}]"

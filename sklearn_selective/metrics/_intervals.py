@@ -1,0 +1,80 @@
+"""Confidence intervals read off a bootstrap distribution.
+
+The percentile, basic and BCa intervals with the formulas and names of
+:func:`scipy.stats.bootstrap` (Efron and Tibshirani 1993, Ch. 13-14).
+"""
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+from scipy.stats import DegenerateDataWarning
+from sklearn.exceptions import UndefinedMetricWarning
+
+_METHODS = {"percentile": "percentile", "basic": "basic", "BCa": "bca", "bca": "bca"}
+
+
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper bound of a confidence interval."""
+
+    low: float
+    high: float
+
+
+def _bca_levels(distribution, statistic, jackknife, alpha):
+    """Quantile levels of the BCa interval (Efron and Tibshirani, Eq. 14.10, 14.15),
+    with the same formulas as :func:`scipy.stats.bootstrap`."""
+    below = np.count_nonzero(distribution < statistic)
+    below_or_equal = np.count_nonzero(distribution <= statistic)
+    z0 = ndtri((below + below_or_equal) / (2.0 * distribution.shape[0]))
+    n_jackknife = float(jackknife.shape[0])
+    influence = (n_jackknife - 1.0) * (jackknife.mean() - jackknife)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acceleration = (
+            np.sum(influence**3)
+            / n_jackknife**3
+            / 6.0
+            / (np.sum(influence**2) / n_jackknife**2) ** 1.5
+        )
+        z_alpha = float(ndtri(alpha))
+        low = z0 + z_alpha
+        high = z0 - z_alpha
+        return (
+            ndtr(z0 + low / (1.0 - acceleration * low)),
+            ndtr(z0 + high / (1.0 - acceleration * high)),
+        )
+
+
+def _interval(distribution, statistic, confidence_level, method, jackknife=None):
+    alpha = (1.0 - confidence_level) / 2.0
+    if distribution.shape[0] == 0:
+        return ConfidenceInterval(np.nan, np.nan)
+    if method == "bca":
+        levels = _bca_levels(distribution, statistic, jackknife, alpha)
+    else:
+        levels = (alpha, 1.0 - alpha)
+    if not np.all(np.isfinite(levels)):
+        warnings.warn(
+            "The BCa confidence interval cannot be calculated: the bootstrap "
+            "distribution or the jackknife values are degenerate (for example all "
+            "equal). Returning nan; consider method='percentile'.",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+        return ConfidenceInterval(np.nan, np.nan)
+    low, high = np.quantile(distribution, levels)
+    if method == "basic":
+        low, high = 2.0 * statistic - high, 2.0 * statistic - low
+    return ConfidenceInterval(float(low), float(high))
+
+
+def _warn_undefined(n_undefined, n_total, what, stacklevel=3):
+    if n_undefined:
+        warnings.warn(
+            f"The metric is undefined (nan) on {n_undefined} of {n_total} {what}. "
+            "They are kept as nan in the bootstrap distribution and left out of the "
+            "confidence interval and standard error.",
+            UndefinedMetricWarning,
+            stacklevel=stacklevel,
+        )

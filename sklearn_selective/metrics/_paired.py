@@ -1,0 +1,163 @@
+"""The paired-comparison core of :func:`compare_confidence_functions` and
+:func:`compare_systems`.
+
+Both compare named *entries* (CSFs, or whole systems with several runs) on the same
+test samples with the protocol of [AUGRC] Sec. 4.1 (after Wiesenfarth et al. 2021):
+every entry is evaluated on the same bootstrap resamples, an entry's value on a
+resample is the mean over its runs, entries are ranked on each resample and the ranks
+averaged ("rank-then-aggregate"), and every ordered pair is tested with a one-sided
+Wilcoxon signed-rank test on the paired resample values, Holm-adjusted.
+"""
+
+import warnings
+
+import numpy as np
+from scipy.stats import rankdata, wilcoxon
+
+from ._intervals import _interval, _warn_undefined
+from ._resampling import (
+    _FAST_PATHS,
+    _GREATER_IS_BETTER,
+    _METRICS,
+    _bootstrap_indices,
+    _counts,
+    _evaluate_counts,
+    _positive_weight,
+    _resolve_metric,
+)
+
+
+def _holm(p_values):
+    """Holm's step-down adjusted p-values (Holm 1979), in the input order."""
+    p_values = np.asarray(p_values, dtype=np.float64)
+    n_tests = p_values.shape[0]
+    order = np.argsort(p_values, kind="stable")
+    steps = (n_tests - np.arange(n_tests)) * p_values[order]
+    adjusted = np.empty(n_tests)
+    adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
+    return adjusted
+
+
+def _comparison_metric(metric):
+    """The package metric and its name; a ValueError for anything else."""
+    metric = _resolve_metric(metric)
+    name = getattr(metric, "__name__", None)
+    if name not in _METRICS or _METRICS[name] is not metric:
+        raise ValueError(
+            "metric must be one of this package's scalar metrics, by name or as the "
+            f"function: {sorted(_GREATER_IS_BETTER)}; got {metric!r}."
+        )
+    return metric, name
+
+
+def _comparison_kwargs(name, loss, labels, metric_kwargs):
+    """Keyword arguments of the metric: ``uq_c_index`` takes no loss."""
+    if name != "uq_c_index":
+        return {**metric_kwargs, "loss": loss, "labels": labels}
+    if not (isinstance(loss, str) and loss == "zero_one"):
+        raise ValueError(
+            "uq_c_index has no loss parameter: it uses the probabilities in "
+            "y_pred. Leave loss at its default."
+        )
+    return {**metric_kwargs, "labels": labels}
+
+
+def _check_entries(entries, what, kind):
+    if len(entries) < 2:
+        raise ValueError(
+            f"{what} must map at least two names to {kind}; got {len(entries)}."
+        )
+    return list(entries)
+
+
+def _evaluator(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs):
+    """The metric on the data (a float) and on count vectors (a function)."""
+    weight_kwarg = {} if sample_weight is None else {"sample_weight": sample_weight}
+    value = float(metric(y_true, y_pred, confidence, **weight_kwarg, **metric_kwargs))
+    evaluate = _FAST_PATHS[metric](
+        y_true, y_pred, confidence, sample_weight, **metric_kwargs
+    )
+    return value, evaluate
+
+
+def _paired_distribution(entries, n_samples, sample_weight, n_resamples, rng):
+    """Values of every entry on the same resamples, shape ``(n_resamples, n)``.
+
+    ``entries`` holds one list of evaluators (one per run) per entry; an entry's
+    value on a resample is the mean over its runs (nan if any run is undefined).
+    """
+    positive = _positive_weight(sample_weight)
+    blocks = []
+    for indices in _bootstrap_indices(rng, n_samples, n_resamples):
+        counts = _counts(indices, n_samples)
+        columns = [
+            np.mean([_evaluate_counts(run, counts, positive) for run in runs], axis=0)
+            for runs in entries
+        ]
+        blocks.append(np.column_stack(columns))
+    return np.concatenate(blocks)
+
+
+def _pairwise_p_values(signed):
+    """Holm-adjusted one-sided Wilcoxon p-values that column i is lower than j.
+
+    Pairs are tested one at a time: a pair whose differences are all zero (two
+    entries that rank identically) gets p = 1 without calling the test, which
+    older scipy versions refuse for all-zero differences.
+    """
+    n_entries = signed.shape[1]
+    first, second = np.nonzero(~np.eye(n_entries, dtype=bool))
+    raw = np.ones(first.shape[0])
+    for test, (i, j) in enumerate(zip(first, second, strict=True)):
+        difference = signed[:, i] - signed[:, j]
+        if not np.any(difference):
+            continue
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            p_value = wilcoxon(difference, alternative="less").pvalue
+        raw[test] = 1.0 if np.isnan(p_value) else p_value
+    p_values = np.full((n_entries, n_entries), np.nan)
+    p_values[first, second] = _holm(raw)
+    return p_values
+
+
+def _paired_comparison(
+    result_class, names, name, statistic, distribution, alpha, **extra
+):
+    """Ranks, tests and intervals of a paired bootstrap distribution; a result."""
+    n_resamples, n_entries = distribution.shape
+    defined = ~np.isnan(distribution).any(axis=1)
+    _warn_undefined(np.count_nonzero(~defined), n_resamples, "resamples", 4)
+    greater_is_better = _GREATER_IS_BETTER[name]
+    # Signed so that lower is better.
+    signed = distribution[defined] * (-1.0 if greater_is_better else 1.0)
+    if signed.shape[0]:
+        mean_rank = rankdata(signed, axis=1).mean(axis=0)
+        p_values = _pairwise_p_values(signed)
+    else:
+        mean_rank = np.full(n_entries, np.nan)
+        p_values = np.where(np.eye(n_entries, dtype=bool), np.nan, 1.0)
+    significant = p_values <= alpha  # nan on the diagonal compares False
+
+    intervals = {}
+    for column, entry in enumerate(names):
+        values = distribution[:, column]
+        intervals[entry] = _interval(
+            values[~np.isnan(values)], statistic[entry], 1.0 - alpha, "percentile"
+        )
+    ranking = [names[i] for i in np.argsort(mean_rank, kind="stable")]
+    return result_class(
+        names=names,
+        metric=name,
+        greater_is_better=greater_is_better,
+        ranking=ranking,
+        mean_rank=dict(zip(names, mean_rank.tolist(), strict=True)),
+        statistic=statistic,
+        confidence_interval=intervals,
+        p_values=p_values,
+        significant=significant,
+        alpha=float(alpha),
+        bootstrap_distribution=distribution,
+        **extra,
+    )

@@ -1,0 +1,383 @@
+"""Result objects of the bootstrap and of the paired comparisons.
+
+Each result keeps its numbers as attributes, prints a readable summary, and converts
+to data: ``to_dict()`` gives plain Python values (``nan`` as ``None``, arrays as
+lists) that :func:`json.dumps` accepts with ``allow_nan=False``, ``to_json()`` is that
+dictionary as JSON text, and ``to_frame()`` gives a :class:`pandas.DataFrame`
+(pandas is optional and imported only there).
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+
+import numpy as np
+
+from ._intervals import ConfidenceInterval
+
+
+def _import_pandas(owner):
+    try:
+        import pandas
+    except ImportError as error:
+        raise ImportError(
+            f"{owner}.to_frame() needs pandas, which is not installed. Install it "
+            "(pip install pandas), or use to_dict() / to_json(), which need no "
+            "extra package."
+        ) from error
+    return pandas
+
+
+def _plain(value):
+    """``value`` as JSON-ready Python objects: lists, dicts, floats, None for nan."""
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_plain(item) for item in value]
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
+
+
+class _DataMixin:
+    """``to_json`` from ``to_dict``; subclasses define both ``to_dict`` and
+    ``to_frame``."""
+
+    def to_json(self, *, include_distribution=False, **json_kwargs):
+        """The result as JSON text: :meth:`to_dict` serialised by :func:`json.dumps`.
+
+        Parameters
+        ----------
+        include_distribution : bool, default=False
+            Whether to include the bootstrap distribution (one value per
+            resample).
+
+        **json_kwargs : dict
+            Passed to :func:`json.dumps`, e.g. ``indent=2``.
+
+        Returns
+        -------
+        text : str
+            Strict JSON: undefined values (``nan``) are ``null``.
+        """
+        data = self.to_dict(include_distribution=include_distribution)
+        return json.dumps(data, allow_nan=False, **json_kwargs)
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResult(_DataMixin):
+    """Result of :func:`bootstrap_metric`.
+
+    Attributes
+    ----------
+    statistic : float
+        The metric on the original data.
+
+    confidence_interval : ConfidenceInterval
+        ``(low, high)`` bounds of the bootstrap confidence interval.
+
+    standard_error : float
+        Standard deviation (``ddof=1``) of the defined values of the bootstrap
+        distribution.
+
+    bootstrap_distribution : ndarray of shape (n_resamples,)
+        The metric on every resample; ``nan`` where it is undefined.
+
+    metric : str or None
+        Name of the metric (the function's ``__name__`` for a callable).
+
+    confidence_level : float or None
+        Confidence level of the interval.
+
+    method : str or None
+        Interval method: ``"percentile"``, ``"basic"`` or ``"bca"``.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    standard_error: float
+    bootstrap_distribution: np.ndarray = field(repr=False)
+    metric: str | None = None
+    confidence_level: float | None = None
+    method: str | None = None
+
+    def __str__(self):
+        low, high = self.confidence_interval
+        level = "" if self.confidence_level is None else f"{self.confidence_level:.0%} "
+        return (
+            f"{self.metric or 'statistic'} = {self.statistic:.4g}, {level}CI "
+            f"[{low:.4g}, {high:.4g}] ({self.method or 'bootstrap'}, "
+            f"{self.bootstrap_distribution.shape[0]} resamples), standard error "
+            f"{self.standard_error:.3g}"
+        )
+
+    def to_dict(self, *, include_distribution=False):
+        """The result as plain, JSON-serialisable Python values.
+
+        Parameters
+        ----------
+        include_distribution : bool, default=False
+            Whether to include ``bootstrap_distribution`` as a list.
+
+        Returns
+        -------
+        data : dict
+            Keys ``metric``, ``statistic``, ``confidence_interval`` (a list
+            ``[low, high]``), ``confidence_level``, ``method``,
+            ``standard_error``, ``n_resamples`` and optionally
+            ``bootstrap_distribution``; ``nan`` becomes ``None``.
+        """
+        data = {
+            "metric": self.metric,
+            "statistic": self.statistic,
+            "confidence_interval": list(self.confidence_interval),
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "standard_error": self.standard_error,
+            "n_resamples": self.bootstrap_distribution.shape[0],
+        }
+        if include_distribution:
+            data["bootstrap_distribution"] = self.bootstrap_distribution
+        return _plain(data)
+
+    def to_frame(self):
+        """The result as a one-row :class:`pandas.DataFrame` (needs pandas).
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Indexed by the metric name, with columns ``statistic``,
+            ``ci_low``, ``ci_high``, ``standard_error``, ``confidence_level``,
+            ``method`` and ``n_resamples``.
+        """
+        pandas = _import_pandas(type(self).__name__)
+        low, high = self.confidence_interval
+        row = {
+            "statistic": self.statistic,
+            "ci_low": low,
+            "ci_high": high,
+            "standard_error": self.standard_error,
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "n_resamples": self.bootstrap_distribution.shape[0],
+        }
+        return pandas.DataFrame([row], index=pandas.Index([self.metric], name="metric"))
+
+
+_COMPARISON_TABLES = ("ranking", "p_values", "bootstrap")
+
+
+@dataclass(frozen=True, eq=False)
+class _ComparisonResult(_DataMixin):
+    """Fields, summary and conversions shared by the paired comparisons."""
+
+    names: list
+    metric: str
+    greater_is_better: bool
+    ranking: list
+    mean_rank: dict
+    statistic: dict
+    confidence_interval: dict
+    p_values: np.ndarray = field(repr=False)
+    significant: np.ndarray = field(repr=False)
+    alpha: float
+    bootstrap_distribution: np.ndarray = field(repr=False)
+
+    def _better_than(self, name):
+        row = self.significant[self.names.index(name)]
+        return [self.names[j] for j in np.flatnonzero(row)]
+
+    def _extra_columns(self, name):
+        """Further per-name columns of the ranking table (subclasses)."""
+        return {}
+
+    def _rows(self):
+        rows = []
+        for rank, name in enumerate(self.ranking, start=1):
+            low, high = self.confidence_interval[name]
+            rows.append(
+                {
+                    "rank": rank,
+                    "name": name,
+                    "mean_rank": self.mean_rank[name],
+                    "statistic": self.statistic[name],
+                    "ci_low": low,
+                    "ci_high": high,
+                    **self._extra_columns(name),
+                    "significantly_better_than": self._better_than(name),
+                }
+            )
+        return rows
+
+    def __str__(self):
+        direction = "higher" if self.greater_is_better else "lower"
+        n_resamples = self.bootstrap_distribution.shape[0]
+        level = f"{100 * (1 - self.alpha):g}% CI"
+        lines = [
+            f"{self.metric} ({direction} is better), {n_resamples} paired bootstrap "
+            f"resamples; one-sided Wilcoxon tests, Holm-adjusted, alpha={self.alpha:g}"
+        ]
+        width = max(4, *(len(str(name)) for name in self.names))
+        lines.append(
+            f"{'rank':>4}  {'name':<{width}}  {'mean rank':>9}  "
+            f"{self.metric:>10}  {level:<20}  significantly better than"
+        )
+        for row in self._rows():
+            interval = f"[{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
+            better = ", ".join(map(str, row["significantly_better_than"]))
+            lines.append(
+                f"{row['rank']:>4}  {row['name']!s:<{width}}  "
+                f"{row['mean_rank']:>9.2f}  {row['statistic']:>10.4g}  "
+                f"{interval:<20}  {better or '-'}"
+            )
+        return "\n".join(lines)
+
+    def to_dict(self, *, include_distribution=False):
+        """The result as plain, JSON-serialisable Python values.
+
+        Parameters
+        ----------
+        include_distribution : bool, default=False
+            Whether to include ``bootstrap_distribution`` (a list per name).
+
+        Returns
+        -------
+        data : dict
+            ``metric``, ``greater_is_better``, ``alpha``, ``n_resamples``,
+            ``names``, ``ranking``, ``table`` (one dict per name, best first:
+            rank, mean rank, statistic, interval and the names it is
+            significantly better than), ``p_values`` (``p_values[a][b]``: the
+            adjusted p-value of "a is better than b") and optionally
+            ``bootstrap_distribution``; ``nan`` becomes ``None``.
+        """
+        names = [str(name) for name in self.names]
+        p_values = {
+            a: {b: self.p_values[i, j] for j, b in enumerate(names) if i != j}
+            for i, a in enumerate(names)
+        }
+        data = {
+            "metric": self.metric,
+            "greater_is_better": self.greater_is_better,
+            "alpha": self.alpha,
+            "n_resamples": self.bootstrap_distribution.shape[0],
+            "names": names,
+            "ranking": [str(name) for name in self.ranking],
+            "table": self._rows(),
+            "p_values": p_values,
+        }
+        if include_distribution:
+            data["bootstrap_distribution"] = {
+                name: self.bootstrap_distribution[:, j] for j, name in enumerate(names)
+            }
+        return _plain(data)
+
+    def to_frame(self, table="ranking"):
+        """A table of the result as a :class:`pandas.DataFrame` (needs pandas).
+
+        Parameters
+        ----------
+        table : {"ranking", "p_values", "bootstrap"}, default="ranking"
+            ``"ranking"``: one row per name, best first, indexed by name,
+            with columns ``rank``, ``mean_rank``, ``statistic``, ``ci_low``,
+            ``ci_high`` and ``significantly_better_than`` (a list of names).
+            ``"p_values"``: the Holm-adjusted p-values, entry ``[a, b]`` for
+            "a is better than b". ``"bootstrap"``: the paired bootstrap
+            distribution, one column per name and one row per resample.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+        """
+        if table not in _COMPARISON_TABLES:
+            raise ValueError(
+                f"table must be one of {list(_COMPARISON_TABLES)}; got {table!r}."
+            )
+        pandas = _import_pandas(type(self).__name__)
+        if table == "p_values":
+            index = pandas.Index(self.names, name="better")
+            columns = pandas.Index(self.names, name="than")
+            return pandas.DataFrame(self.p_values, index=index, columns=columns)
+        if table == "bootstrap":
+            columns = pandas.Index(self.names, name="name")
+            frame = pandas.DataFrame(self.bootstrap_distribution, columns=columns)
+            frame.index.name = "resample"
+            return frame
+        return pandas.DataFrame(self._rows()).set_index("name")
+
+
+@dataclass(frozen=True, eq=False)
+class ConfidenceComparisonResult(_ComparisonResult):
+    """Result of :func:`compare_confidence_functions`.
+
+    Per-CSF quantities are dictionaries keyed by the names of ``confidences``;
+    matrices follow the order of :attr:`names`. ``print(result)`` shows the
+    ranking table; ``to_frame()``, ``to_dict()`` and ``to_json()`` return it as
+    data.
+
+    Attributes
+    ----------
+    names : list
+        The CSF names, in the order of ``confidences``.
+
+    metric : str
+        Name of the metric.
+
+    greater_is_better : bool
+        Whether a larger metric value is better.
+
+    ranking : list
+        The names ordered by mean rank, best first.
+
+    mean_rank : dict
+        Mean over resamples of each CSF's rank (1 = best) within the resample.
+
+    statistic : dict
+        The metric of each CSF on the original data.
+
+    confidence_interval : dict
+        Percentile bootstrap interval at level ``1 - alpha`` of each CSF.
+
+    p_values : ndarray of shape (n_csfs, n_csfs)
+        Holm-adjusted p-value of the one-sided Wilcoxon signed-rank test that
+        CSF ``i`` is better than CSF ``j``; ``nan`` on the diagonal.
+
+    significant : ndarray of shape (n_csfs, n_csfs), dtype=bool
+        ``p_values <= alpha``: CSF ``i`` is significantly better than ``j``.
+
+    alpha : float
+        Family-wise significance level.
+
+    bootstrap_distribution : ndarray of shape (n_resamples, n_csfs)
+        The metric of every CSF on every resample; ``nan`` where undefined.
+    """
+
+
+@dataclass(frozen=True, eq=False)
+class SystemComparisonResult(_ComparisonResult):
+    """Result of :func:`compare_systems`.
+
+    The attributes of :class:`ConfidenceComparisonResult`, about systems
+    instead of CSFs, where every value of a system is the mean over its runs;
+    and in addition:
+
+    Attributes
+    ----------
+    n_runs : dict
+        Number of runs (e.g. training seeds) of each system.
+
+    run_statistic : dict
+        The metric of each run of each system on the original data, a list
+        per system; ``statistic`` is its mean.
+    """
+
+    n_runs: dict = field(default_factory=dict)
+    run_statistic: dict = field(default_factory=dict, repr=False)
+
+    def _extra_columns(self, name):
+        return {"n_runs": self.n_runs[name]}

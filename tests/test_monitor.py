@@ -1,0 +1,460 @@
+"""PerformanceMonitor and MonitoringResult."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
+from sklearn.frozen import FrozenEstimator
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_selective import (
+    MonitoringResult,
+    PerformanceMonitor,
+    SelectiveClassifier,
+    atc_accuracy,
+    average_confidence_accuracy,
+    doc_accuracy,
+)
+from sklearn_selective._monitor_methods import METHODS
+from sklearn_selective._monitor_result import FRAME_COLUMNS
+
+N_FEATURES, N_CLASSES = 5, 3
+
+
+class _Population:
+    """3 classes, 5 Gaussian features, fixed P(y | x) = softmax(W x + b)."""
+
+    def __init__(self, seed=0):
+        rng = np.random.default_rng(seed)
+        self.weights = rng.normal(size=(N_FEATURES, N_CLASSES))
+        self.bias = rng.normal(size=N_CLASSES)
+
+    def proba(self, X):
+        logits = X @ self.weights + self.bias
+        proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def draw(self, rng, n, move=0.0):
+        X = rng.normal(size=(n, N_FEATURES))
+        X[:, :2] += move
+        y = (rng.random((n, 1)) > self.proba(X).cumsum(axis=1)).sum(axis=1)
+        return X, y
+
+
+@pytest.fixture(scope="module")
+def setting():
+    population = _Population()
+    rng = np.random.default_rng(1)
+    X_train, y_train = population.draw(rng, 500)
+    model = LogisticRegression().fit(X_train, y_train)
+    X_ref, y_ref = population.draw(rng, 600)
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.7)
+    clf.fit(X_ref, y_ref)
+    X, y = population.draw(rng, 1000, move=0.5)
+    return model, clf, X_ref, y_ref, X, y
+
+
+# ----------------------------------------------------------------------------
+# Coverage, chunks and the result object
+# ----------------------------------------------------------------------------
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_coverage_is_exactly_the_mean_of_predict_accept(setting, method):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, method=method, n_bootstrap=20, random_state=0)
+    result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=300)
+    for c in range(result.n_chunks):
+        expected = clf.predict_accept(X[result.start[c] : result.stop[c]]).mean()
+        assert result.coverage[c] == expected
+    assert np.isclose(monitor.reference_coverage_, clf.predict_accept(X_ref).mean())
+
+
+def test_chunk_by_size_keeps_and_flags_the_partial_last_chunk(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X, chunk_size=300)
+    assert result.n_samples.tolist() == [300, 300, 300, 100]
+    assert result.partial.tolist() == [False, False, False, True]
+    assert result.start.tolist() == [0, 300, 600, 900]
+    assert result.stop.tolist() == [300, 600, 900, 1000]
+    exact = monitor.estimate(X, chunk_size=250)
+    assert not exact.partial.any()
+    assert exact.n_samples.tolist() == [250] * 4
+
+
+def test_chunk_by_number(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X, n_chunks=3)
+    assert result.n_samples.tolist() == [334, 333, 333]
+    assert result.stop.tolist() == [334, 667, 1000]
+    assert not result.partial.any()
+    single = monitor.estimate(X)
+    assert single.n_chunks == 1
+    assert single.n_samples.tolist() == [1000]
+
+
+def test_chunk_by_time_with_empty_periods(setting):
+    pd = pytest.importorskip("pandas")
+    _, clf, X_ref, y_ref, X, _ = setting
+    days = np.repeat(np.arange("2024-01-01", "2024-01-06", dtype="datetime64[D]"), 200)
+    days = days[np.random.default_rng(0).permutation(1000)]  # not sorted in time
+    day_3, day_4 = np.datetime64("2024-01-03"), np.datetime64("2024-01-04")
+    days[days == day_3] = day_4
+    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    with pytest.warns(UndefinedMetricWarning, match="too small"):
+        result = monitor.estimate(X, timestamps=days, freq="D")
+    assert result.n_chunks == 5
+    assert result.n_samples.tolist() == [200, 200, 0, 400, 200]
+    assert pd.Timestamp(result.start[3]) == pd.Timestamp("2024-01-04")
+    assert pd.Timestamp(result.stop[3]) == pd.Timestamp("2024-01-05")
+    assert np.isnan(result.accuracy[2]) and np.isnan(result.coverage[2])
+    assert "no samples" in result.reason[2]
+    assert result.coverage[3] == clf.predict_accept(X[days == day_4]).mean()
+    weekly = monitor.estimate(X, timestamps=pd.Series(days), freq="W")
+    assert weekly.n_samples.sum() == 1000
+
+
+def test_too_small_chunks_warn_and_give_nan_with_a_reason(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=10, min_chunk_size=30)
+    monitor.fit(X_ref, y_ref)
+    with pytest.warns(UndefinedMetricWarning, match="min_chunk_size"):
+        result = monitor.estimate(X[:120], chunk_size=50)
+    assert result.n_samples.tolist() == [50, 50, 20]
+    assert np.isnan(result.accuracy[2]) and np.isnan(result.selective_accuracy[2])
+    assert not np.isnan(result.coverage[2])
+    assert "20 samples < min_chunk_size=30" in result.reason[2]
+    assert result.reason[0] == ""
+    assert not result.alert[2]
+
+
+def test_selective_accuracy_nan_when_too_few_accepted(setting):
+    model, _, X_ref, y_ref, X, _ = setting
+    strict = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.05)
+    strict.fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(strict, n_bootstrap=10, min_chunk_size=20)
+    monitor.fit(X_ref, y_ref)
+    with pytest.warns(UndefinedMetricWarning):
+        result = monitor.estimate(X[:100])
+    assert not np.isnan(result.accuracy[0])
+    assert np.isnan(result.selective_accuracy[0])
+    assert "accepted samples" in result.reason[0]
+
+
+def test_with_labels_gives_the_realised_accuracies(setting):
+    _, clf, X_ref, y_ref, X, y = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=10).fit(X_ref, y_ref)
+    result = monitor.estimate(X, chunk_size=400)
+    assert result.realised_accuracy is None
+    labelled = result.with_labels(y)
+    for c, (start, stop) in enumerate(zip(result.start, result.stop, strict=True)):
+        correct = clf.predict(X[start:stop]) == y[start:stop]
+        accepted = clf.predict_accept(X[start:stop])
+        assert labelled.realised_accuracy[c] == pytest.approx(correct.mean())
+        assert labelled.realised_selective_accuracy[c] == pytest.approx(
+            correct[accepted].mean()
+        )
+    np.testing.assert_array_equal(labelled.accuracy, result.accuracy)
+    with pytest.raises(ValueError, match=r"y has 10 labels but .* 1000 samples"):
+        result.with_labels(y[:10])
+    with pytest.raises(ValueError, match="NaN"):
+        result.with_labels(np.full(1000, np.nan))
+
+
+def test_to_frame_repr_and_plot(setting):
+    pytest.importorskip("pandas")
+    _, clf, X_ref, y_ref, X, y = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=20, random_state=0)
+    result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=300)
+    frame = result.to_frame()
+    assert tuple(frame.columns[: len(FRAME_COLUMNS)]) == FRAME_COLUMNS
+    assert list(frame.columns[len(FRAME_COLUMNS) :]) == ["partial", "reason"]
+    assert frame.shape[0] == 4
+    labelled = result.with_labels(y).to_frame()
+    assert "realised_selective_accuracy" in labelled.columns
+    text = repr(result)
+    assert "MonitoringResult(method='calibrated_ac', n_chunks=4" in text
+    assert "partial chunk" in text
+    assert isinstance(result, MonitoringResult)
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax, coverage_ax = result.with_labels(y).plot()
+    assert ax.get_ylabel() == "accuracy"
+    assert coverage_ax.get_ylim()[1] > 1
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------
+# The estimates against the functional forms and a direct transcription
+# ----------------------------------------------------------------------------
+def _plain(setting, method, **kwargs):
+    model, _, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(model, method=method, n_bootstrap=0, **kwargs)
+    return monitor.fit(X_ref, y_ref).estimate(X)
+
+
+def test_plain_classifier_accepts_everything(setting):
+    result = _plain(setting, "calibrated_ac")
+    assert result.coverage.tolist() == [1.0]
+    assert result.selective_accuracy[0] == pytest.approx(result.accuracy[0])
+    assert np.isnan(result.accuracy_lower[0])  # n_bootstrap=0: no interval
+
+
+def test_point_estimates_equal_the_functional_forms(setting):
+    model, _, X_ref, y_ref, X, _ = setting
+    proba_ref, proba = model.predict_proba(X_ref), model.predict_proba(X)
+    expected = {
+        "atc": atc_accuracy(y_ref, proba_ref, proba),
+        "ac": average_confidence_accuracy(proba),
+        "doc": doc_accuracy(y_ref, proba_ref, proba),
+    }
+    for method, value in expected.items():
+        assert _plain(setting, method).accuracy[0] == pytest.approx(value, abs=1e-12)
+
+
+def test_selective_atc_is_atc_on_the_accepted_samples(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, method="atc", n_bootstrap=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X)
+    accepted_ref, accepted = clf.predict_accept(X_ref), clf.predict_accept(X)
+    expected = atc_accuracy(
+        y_ref[accepted_ref],
+        clf.predict_proba(X_ref)[accepted_ref],
+        clf.predict_proba(X)[accepted],
+        labels=clf.classes_,
+    )
+    assert result.selective_accuracy[0] == pytest.approx(expected, abs=1e-12)
+
+
+def _isotonic(x_fit, y_fit, x):
+    iso = IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip")
+    return iso.fit(x_fit, y_fit).predict(x)
+
+
+def test_calibrated_methods_match_isotonic_regression(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    proba_ref, proba = clf.predict_proba(X_ref), clf.predict_proba(X)
+    pred_ref, pred = proba_ref.argmax(axis=1), proba.argmax(axis=1)
+    msp_ref, msp = proba_ref.max(axis=1), proba.max(axis=1)
+    correct = (pred_ref == y_ref).astype(float)
+    acc_ref, acc = clf.predict_accept(X_ref), clf.predict_accept(X)
+    # Top-label: isotonic of correctness on the MSP (accepted samples only for
+    # the selective accuracy).
+    top = PerformanceMonitor(clf, method="calibrated_ac", n_bootstrap=0)
+    result = top.fit(X_ref, y_ref).estimate(X)
+    assert result.accuracy[0] == pytest.approx(
+        _isotonic(msp_ref, correct, msp).mean(), abs=1e-12
+    )
+    assert result.selective_accuracy[0] == pytest.approx(
+        _isotonic(msp_ref[acc_ref], correct[acc_ref], msp[acc]).mean(), abs=1e-12
+    )
+
+    # CBPE-like: one-vs-rest isotonic per class, renormalised.
+    def ovr(mask_ref, mask):
+        calibrated = np.column_stack(
+            [
+                _isotonic(proba_ref[mask_ref, j], y_ref[mask_ref] == j, proba[mask, j])
+                for j in range(N_CLASSES)
+            ]
+        )
+        calibrated /= calibrated.sum(axis=1, keepdims=True)
+        return calibrated[np.arange(mask.sum()), pred[mask]].mean()
+
+    cbpe = PerformanceMonitor(clf, method="cbpe", n_bootstrap=0)
+    result = cbpe.fit(X_ref, y_ref).estimate(X)
+    everything = np.ones(X.shape[0], dtype=bool)
+    assert result.accuracy[0] == pytest.approx(
+        ovr(np.ones(X_ref.shape[0], dtype=bool), everything), abs=1e-12
+    )
+    assert result.selective_accuracy[0] == pytest.approx(ovr(acc_ref, acc), abs=1e-12)
+
+
+def test_atc_works_with_a_decision_function_model(setting):
+    _, _, X_ref, y_ref, X, _ = setting
+    svc = LinearSVC().fit(X_ref, y_ref)
+    with pytest.raises(ValueError, match=r"needs predict_proba.*method='atc'"):
+        PerformanceMonitor(svc, method="calibrated_ac").fit(X_ref, y_ref)
+    result = PerformanceMonitor(svc, method="atc", n_bootstrap=20).fit(X_ref, y_ref)
+    estimate = result.estimate(X).accuracy[0]
+    assert 0 < estimate < 1
+
+
+# ----------------------------------------------------------------------------
+# Errors and scikit-learn conventions
+# ----------------------------------------------------------------------------
+def test_unfitted_estimator_and_monitor(setting):
+    _, _, X_ref, y_ref, X, _ = setting
+    with pytest.raises(NotFittedError):
+        PerformanceMonitor(LogisticRegression()).fit(X_ref, y_ref)
+    with pytest.raises(NotFittedError):
+        PerformanceMonitor(setting[1]).estimate(X)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"chunk_size": 10, "n_chunks": 2}, "one rule only"),
+        ({"freq": "D"}, "needs both timestamps"),
+        ({"n_chunks": 5000}, "n_chunks=5000 is larger"),
+        ({"chunk_size": 0}, "chunk_size must be a positive integer"),
+        ({"n_chunks": 2.5}, "n_chunks must be a positive integer"),
+        ({"timestamps": np.arange(3), "freq": "D"}, "one time per sample"),
+    ],
+)
+def test_bad_chunking_arguments(setting, kwargs, match):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=5).fit(X_ref, y_ref)
+    with pytest.raises(ValueError, match=match):
+        monitor.estimate(X, **kwargs)
+
+
+def test_bad_timestamps(setting):
+    pd = pytest.importorskip("pandas")
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=5).fit(X_ref, y_ref)
+    times = pd.date_range("2024-01-01", periods=1000, freq="h").to_numpy().copy()
+    times[3] = np.datetime64("NaT")
+    with pytest.raises(ValueError, match="missing values"):
+        monitor.estimate(X, timestamps=times, freq="D")
+    with pytest.raises(ValueError, match="freq='not a freq'"):
+        monitor.estimate(X, timestamps=times[4:].repeat(2)[:1000], freq="not a freq")
+
+
+def test_bad_inputs(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    monitor = PerformanceMonitor(clf, n_bootstrap=5)
+    with pytest.raises(ValueError, match="X_reference has 600 samples but"):
+        monitor.fit(X_ref, y_ref[:-1])
+    with pytest.raises(ValueError, match="y_reference contains NaN"):
+        monitor.fit(X_ref, np.where(y_ref == 0, np.nan, y_ref))
+    with pytest.raises(ValueError, match="labels the estimator does not know"):
+        monitor.fit(X_ref, y_ref.astype(str))
+    with pytest.raises(ValueError, match="X_reference is empty"):
+        monitor.fit(X_ref[:0], y_ref[:0])
+    with pytest.raises(ValueError, match="own CSF; leave csf=None"):
+        PerformanceMonitor(clf, csf="margin").fit(X_ref, y_ref)
+    monitor.fit(X_ref, y_ref)
+    with pytest.raises(ValueError, match="X is empty"):
+        monitor.estimate(X[:0])
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        monitor.estimate(X_nan)
+    with pytest.raises(ValueError, match="features"):
+        monitor.estimate(X[:, :3])
+
+
+def test_params_clone_and_validation(setting):
+    _, clf, X_ref, y_ref, _, _ = setting
+    monitor = PerformanceMonitor(clf, method="atc", n_bootstrap=7)
+    cloned = clone(monitor)
+    assert cloned.get_params()["method"] == "atc"
+    assert cloned.get_params()["n_bootstrap"] == 7
+    assert cloned.set_params(method="doc").method == "doc"
+    for bad in ({"method": "nannyml"}, {"confidence_level": 1.5}, {"n_bootstrap": -1}):
+        with pytest.raises(InvalidParameterError):
+            clone(monitor).set_params(**bad).fit(X_ref, y_ref)
+
+
+def test_reproducible_with_random_state(setting):
+    _, clf, X_ref, y_ref, X, _ = setting
+    first = PerformanceMonitor(clf, n_bootstrap=30, random_state=3).fit(X_ref, y_ref)
+    second = PerformanceMonitor(clf, n_bootstrap=30, random_state=3).fit(X_ref, y_ref)
+    a, b = first.estimate(X, n_chunks=2), second.estimate(X, n_chunks=2)
+    np.testing.assert_array_equal(a.accuracy_lower, b.accuracy_lower)
+    np.testing.assert_array_equal(a.selective_accuracy_band, b.selective_accuracy_band)
+    assert (a.accuracy_lower <= a.accuracy_upper).all()
+
+
+def test_alert_when_the_estimate_leaves_the_band(setting):
+    model, _, X_ref, y_ref, _, _ = setting
+    population = _Population()
+    rng = np.random.default_rng(5)
+    X_same, _ = population.draw(rng, 600)
+    X_far, _ = population.draw(rng, 600, move=3.0)
+    monitor = PerformanceMonitor(model, method="ac", random_state=0)
+    monitor.fit(X_ref, y_ref)
+    result = monitor.estimate(np.vstack([X_same, X_far]), n_chunks=2)
+    lower, upper = result.accuracy_band[1]
+    assert not (lower <= result.accuracy[1] <= upper)
+    assert result.alert.tolist() == [False, True]
+
+
+# ----------------------------------------------------------------------------
+# Intervals and bias by simulation, without shift
+# ----------------------------------------------------------------------------
+def _simulate(method, n_repeats, n_bootstrap, seed=0):
+    """Estimates and intervals on fresh reference and chunk samples, and the truth.
+
+    The model and its threshold are fixed, so the population accuracies are
+    fixed numbers: the mean of the true probability of the predicted class
+    over a large sample (no label noise).
+    """
+    population = _Population(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = LogisticRegression().fit(*population.draw(rng, 500))
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.7)
+    clf.fit(*population.draw(rng, 2000))
+    X_big, _ = population.draw(rng, 200_000)
+    index = np.searchsorted(clf.classes_, clf.predict(X_big))
+    p_correct = population.proba(X_big)[np.arange(X_big.shape[0]), index]
+    accepted = clf.predict_accept(X_big)
+    truth = np.array([p_correct.mean(), p_correct[accepted].mean()])
+    rows = []
+    for repeat in range(n_repeats):
+        X_ref, y_ref = population.draw(rng, 1000)
+        X, _ = population.draw(rng, 500)
+        monitor = PerformanceMonitor(
+            clf, method=method, n_bootstrap=n_bootstrap, random_state=repeat
+        )
+        r = monitor.fit(X_ref, y_ref).estimate(X)
+        rows.append(
+            [
+                [r.accuracy[0], r.accuracy_lower[0], r.accuracy_upper[0]],
+                [
+                    r.selective_accuracy[0],
+                    r.selective_accuracy_lower[0],
+                    r.selective_accuracy_upper[0],
+                ],
+            ]
+        )
+    return np.asarray(rows), truth  # (repeats, 2 estimates, 3), (2,)
+
+
+def _check_simulation(rows, truth, coverage_tolerance_se):
+    n = rows.shape[0]
+    for k in range(2):
+        error = rows[:, k, 0] - truth[k]
+        se = error.std(ddof=1) / np.sqrt(n)
+        assert abs(error.mean()) <= 3 * se, (k, error.mean(), se)
+        covered = (rows[:, k, 1] <= truth[k]) & (truth[k] <= rows[:, k, 2])
+        nominal_se = np.sqrt(0.95 * 0.05 / n)
+        assert abs(covered.mean() - 0.95) <= coverage_tolerance_se * nominal_se, (
+            k,
+            covered.mean(),
+        )
+
+
+@pytest.mark.parametrize("method", ["calibrated_ac", "atc"])
+def test_no_shift_unbiased_and_nominal_coverage_quick(method):
+    rows, truth = _simulate(method, n_repeats=40, n_bootstrap=100)
+    # 40 repetitions: a loose check (3 s.e.); the slow test is the real one.
+    _check_simulation(rows, truth, coverage_tolerance_se=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["calibrated_ac", "atc"])
+def test_no_shift_unbiased_and_nominal_coverage(method):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows, truth = _simulate(method, n_repeats=300, n_bootstrap=200)
+    _check_simulation(rows, truth, coverage_tolerance_se=2)
