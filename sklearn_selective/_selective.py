@@ -63,6 +63,13 @@ def _predict_proba_and_msp(estimator, X):
     return estimator.classes_[index], maximum, proba
 
 
+def _has_decision_function_without_costs(self):
+    """With a cost matrix the prediction is not the decision function's argmax,
+    so the inner decision function is not offered as this classifier's."""
+    has = _estimator_has("decision_function", delegates=("estimator_", "estimator"))
+    return self.cost_matrix is None and has(self)
+
+
 class _CostMargin:
     """The cost rule's margin as a CSF of (calibrated) probabilities."""
 
@@ -714,16 +721,18 @@ class SelectiveClassifier(
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_log_proba(X)``.
+            ``estimator_.predict_log_proba(X)``, or the logarithm of the
+            calibrated probabilities when ``calibration`` is set.
         """
         check_is_fitted(self, "threshold_")
+        if self.calibrator_ is not None:
+            with np.errstate(divide="ignore"):
+                return np.log(self.predict_proba(X))
         return self.estimator_.predict_log_proba(X)
 
-    @available_if(
-        _estimator_has("decision_function", delegates=("estimator_", "estimator"))
-    )
+    @available_if(_has_decision_function_without_costs)
     def decision_function(self, X):
-        """Decision function of the underlying classifier.
+        """Decision function of the underlying classifier (not with ``cost_matrix``).
 
         Parameters
         ----------

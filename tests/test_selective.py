@@ -711,3 +711,17 @@ def test_bad_cost_parameters(data, params, match):
     X, y, _, _ = data
     with pytest.raises(ValueError, match=match):
         SelectiveClassifier(_model(), **params).fit(X, y)
+
+
+def test_cost_rule_offers_no_inner_decision_function_and_works_with_scorers(data):
+    from sklearn_selective.metrics import get_scorer
+
+    X, y, X_new, y_new = data
+    clf = SelectiveClassifier(
+        _model(), cost_matrix=1 - np.eye(3), rejection_cost=0.3, calibration="isotonic"
+    ).fit(X, y)
+    assert not hasattr(clf, "decision_function")
+    log_proba = clf.predict_log_proba(X_new)
+    np.testing.assert_allclose(np.exp(log_proba), clf.predict_proba(X_new))
+    for name in ("neg_augrc", "uq_c_index"):
+        assert np.isfinite(get_scorer(name)(clf, X_new, y_new))
