@@ -34,8 +34,8 @@ from ._decisions import (
     check_reject_label,
     class_index,
     cv_results,
+    labels_or_reject,
     msp_decision,
-    with_reject_label,
 )
 from ._held_out import HeldOutScoresMixin
 from ._policy_params import PolicyParamsMixin
@@ -637,12 +637,10 @@ class SelectiveClassifier(
             is set.
         """
         index, confidence = self._decide(X)
-        y_pred = self.classes_[index]
         if self.reject_label is None:
-            return y_pred
-        return with_reject_label(
-            y_pred, self._accepted(index, confidence), self.reject_label
-        )
+            return self.classes_[index]
+        accepted = self._accepted(index, confidence)
+        return labels_or_reject(self.classes_, index, accepted, self.reject_label)
 
     def score(self, X, y, sample_weight=None):
         """Score the classifier on labelled data, by ``scoring``.
