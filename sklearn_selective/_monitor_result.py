@@ -57,7 +57,7 @@ ndarray of shape (n_chunks,)
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
         The reference band of each chunk: where the estimate would fall with
         probability ``confidence_level`` on a chunk of the same size drawn
-        from the reference distribution.
+        from the reference data.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
         True when an estimate leaves its reference band.
