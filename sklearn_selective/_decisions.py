@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .confidence._blockwise import PROBABILITY_TOLERANCE
+from .confidence._blockwise import probability_tolerance
 
 _STRING_KINDS = "US"
 
@@ -115,7 +115,7 @@ def msp_decision(proba):
 
 
 def _check_maxima(maximum, n_classes):
-    tol = PROBABILITY_TOLERANCE
+    tol = probability_tolerance(maximum.dtype, n_classes)
     if n_classes and not (
         maximum.min(initial=np.inf) >= 1 / n_classes - tol
         and maximum.max(initial=-np.inf) <= 1 + tol
