@@ -107,12 +107,12 @@ def test_ground_truths_transcription_and_errors():
         uq_ground_truth(posterior, y_pred.astype(float), y_proba)[0], phi
     )
     with pytest.raises(ValueError, match="y_proba has 2 columns and posterior 3"):
-        uq_ground_truth(posterior, y_pred, y_proba[:, :2])
+        uq_ground_truth(posterior, y_pred, np.full((30, 2), 0.5))
     with pytest.raises(ValueError, match=r"integers in 0 \.\. 2"):
         uq_ground_truth(posterior, y_pred + 1, y_proba)
     with pytest.raises(ValueError, match="y_pred must be a 1-d array"):
         uq_ground_truth(posterior, y_pred.astype(str), y_proba)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="must describe the same samples"):
         uq_ground_truth(posterior, y_pred[:-1], y_proba)
 
 
@@ -139,3 +139,13 @@ def test_param_validation_like_every_public_function(func):
     from test_public_functions import test_function_param_validation
 
     test_function_param_validation(f"sklearn_selective.datasets.{func.__name__}", func)
+
+
+def test_ground_truth_inputs_are_probability_rows():
+    posterior = np.array([[0.9, 0.1], [0.4, 0.6]])
+    with pytest.raises(ValueError, match="Each row of posterior must sum to 1"):
+        uq_ground_truth(posterior / 2, [0, 1], posterior)
+    with pytest.raises(ValueError, match=r"y_proba must have shape \(n_samples, n_c"):
+        uq_ground_truth(posterior, [0, 1], [0.9, 0.4])
+    with pytest.raises(ValueError, match="posterior"):
+        uq_ground_truth([[np.nan, 1.0], [0.4, 0.6]], [0, 1], posterior)

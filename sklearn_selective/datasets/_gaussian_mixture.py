@@ -6,7 +6,10 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
-from sklearn.utils.validation import check_array, check_consistent_length
+from sklearn.utils.validation import check_array
+
+from ..confidence._blockwise import check_probabilities
+from ..metrics._validation import _check_array
 
 
 @validate_params(
@@ -208,10 +211,14 @@ def uq_ground_truth(posterior, y_pred, y_proba):
     >>> phi.round(2), varphi.round(2)
     (array([0.1, 0.6]), array([0.2, 0.7]))
     """
-    posterior = check_array(posterior, input_name="posterior")
-    y_proba = check_array(y_proba, input_name="y_proba")
-    y_pred = check_array(y_pred, ensure_2d=False, dtype=None, input_name="y_pred")
-    check_consistent_length(posterior, y_pred, y_proba)
+    posterior = _check_probability_matrix(posterior, "posterior")
+    y_proba = _check_probability_matrix(y_proba, "y_proba")
+    y_pred = _check_array(y_pred, "y_pred", ensure_2d=False, dtype=None)
+    if not len(posterior) == len(y_pred) == len(y_proba):
+        raise ValueError(
+            "posterior, y_pred and y_proba must describe the same samples; got "
+            f"{len(posterior)}, {len(y_pred)} and {len(y_proba)} rows."
+        )
     n_classes = posterior.shape[1]
     if y_proba.shape[1] != n_classes:
         raise ValueError(
@@ -234,3 +241,15 @@ def uq_ground_truth(posterior, y_pred, y_proba):
     phi = 1 - posterior[rows, y_pred]
     varphi = 1 - y_proba[rows, posterior.argmax(axis=1)]
     return phi, varphi
+
+
+def _check_probability_matrix(values, name):
+    """A float array of probability rows, ``(n_samples, n_classes)``."""
+    array = _check_array(values, name, ensure_2d=False, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_classes), one column per class; "
+            f"got an array of shape {array.shape}."
+        )
+    check_probabilities(array, name)
+    return array
