@@ -6,7 +6,6 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
-from sklearn.utils.validation import check_array
 
 from ..confidence._blockwise import check_probabilities
 from ..metrics._validation import _check_array
@@ -17,7 +16,7 @@ from ..metrics._validation import _check_array
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "n_features": [Interval(Integral, 1, None, closed="left")],
         "n_classes": [Interval(Integral, 2, None, closed="left")],
-        "weights": ["array-like", None],
+        "priors": ["array-like", None],
         "tau": [Interval(Real, 0, None, closed="neither")],
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -30,7 +29,7 @@ def make_gaussian_mixture_uq(
     *,
     n_features=2,
     n_classes=2,
-    weights=None,
+    priors=None,
     tau=1.0,
     sigma=1.0,
     random_state=None,
@@ -39,7 +38,7 @@ def make_gaussian_mixture_uq(
     """Gaussian classes with random means, and the exact posterior of every sample.
 
     The synthetic benchmark of Pignet et al. (Sec. 17.1): the class means are
-    drawn as ``mu_j ~ N(0, tau I)``; each label as ``y ~ Categorical(weights)``
+    drawn as ``mu_j ~ N(0, tau I)``; each label as ``y ~ Categorical(priors)``
     (Bernoulli for two classes); each input as ``x ~ N(mu_y, sigma^2 I)``. The
     true posterior is then known in closed form (their Eq. 122)::
 
@@ -61,9 +60,11 @@ def make_gaussian_mixture_uq(
     n_classes : int, default=2
         Number of classes (Gaussian components).
 
-    weights : array-like of shape (n_classes,), default=None
+    priors : array-like of shape (n_classes,), default=None
         Class priors ``P(Y = j)``, non-negative and summing to 1; None means
-        equal priors. The paper's ``p = P(Y = 1)`` is ``weights=[1 - p, p]``.
+        equal priors (the ``weights`` of :func:`sklearn.datasets.make_classification`,
+        named as in :class:`sklearn.naive_bayes.GaussianNB`). The paper's
+        ``p = P(Y = 1)`` is ``priors=[1 - p, p]``.
 
     tau : float > 0, default=1.0
         Variance of the distribution of the class means: ``tau`` controls how
@@ -116,7 +117,7 @@ def make_gaussian_mixture_uq(
     >>> posterior.sum(axis=1)
     array([1., 1., 1., 1., 1.])
     """
-    priors = _check_weights(weights, n_classes)
+    priors = _check_priors(priors, n_classes)
     rng = check_random_state(random_state)
     means = rng.normal(scale=np.sqrt(tau), size=(n_classes, n_features))
     y = rng.choice(n_classes, size=n_samples, p=priors)
@@ -131,19 +132,19 @@ def make_gaussian_mixture_uq(
     return X, y, posterior
 
 
-def _check_weights(weights, n_classes):
-    if weights is None:
+def _check_priors(priors, n_classes):
+    if priors is None:
         return np.full(n_classes, 1 / n_classes)
-    priors = check_array(weights, ensure_2d=False, input_name="weights")
+    priors = _check_array(priors, "priors", ensure_2d=False)
     if priors.shape != (n_classes,):
         raise ValueError(
-            f"weights must have one prior per class, shape ({n_classes},); got "
+            f"priors must have one prior per class, shape ({n_classes},); got "
             f"shape {priors.shape}. Pass n_classes={priors.size} or {n_classes} "
-            "weights."
+            "priors."
         )
     if priors.min() < 0 or not np.isclose(priors.sum(), 1.0, rtol=0, atol=1e-8):
         raise ValueError(
-            f"weights must be non-negative and sum to 1; got {priors.tolist()}."
+            f"priors must be non-negative and sum to 1; got {priors.tolist()}."
         )
     return priors / priors.sum()
 
