@@ -12,17 +12,17 @@ from sklearn_selective.metrics import uq_auc, uq_c_index
 
 SETTINGS = [
     {},  # the paper's: two classes, equal priors, tau = sigma = 1, d = 2
-    {"n_classes": 3, "weights": [0.2, 0.5, 0.3], "tau": 4.0, "sigma": 0.7},
-    {"n_features": 5, "weights": [0.9, 0.1], "tau": 0.5, "sigma": 1.5},
+    {"n_classes": 3, "priors": [0.2, 0.5, 0.3], "tau": 4.0, "sigma": 0.7},
+    {"n_features": 5, "priors": [0.9, 0.1], "tau": 0.5, "sigma": 1.5},
 ]
 
 
-def _ref_posterior(x, means, weights, sigma):
+def _ref_posterior(x, means, priors, sigma):
     """Eq. 122 for one sample, with scipy's Gaussian density."""
     cov = sigma**2 * np.eye(len(x))
     joint = [
         w * multivariate_normal(mu, cov).pdf(x)
-        for mu, w in zip(means, weights, strict=True)
+        for mu, w in zip(means, priors, strict=True)
     ]
     return [p / math.fsum(joint) for p in joint]
 
@@ -33,11 +33,11 @@ def test_posterior_matches_a_transcription_of_eq_122(params):
         n_samples=200, random_state=0, return_means=True, **params
     )
     n_classes = params.get("n_classes", 2)
-    weights = params.get("weights", [1 / n_classes] * n_classes)
+    priors = params.get("priors", [1 / n_classes] * n_classes)
     assert X.shape == (200, params.get("n_features", 2))
     assert means.shape == (n_classes, X.shape[1])
     assert set(np.unique(y)) <= set(range(n_classes)) and y.dtype.kind == "i"
-    expected = [_ref_posterior(x, means, weights, params.get("sigma", 1.0)) for x in X]
+    expected = [_ref_posterior(x, means, priors, params.get("sigma", 1.0)) for x in X]
     np.testing.assert_allclose(posterior, expected, rtol=1e-9, atol=1e-300)
 
 
@@ -50,11 +50,9 @@ def test_samples_follow_the_model(params):
         n_samples=n, random_state=1, return_means=True, **params
     )
     n_classes = posterior.shape[1]
-    weights = np.asarray(params.get("weights", [1 / n_classes] * n_classes))
+    priors = np.asarray(params.get("priors", [1 / n_classes] * n_classes))
     frequency = np.bincount(y, minlength=n_classes) / n
-    assert np.all(
-        np.abs(frequency - weights) < 4 * np.sqrt(weights * (1 - weights) / n)
-    )
+    assert np.all(np.abs(frequency - priors) < 4 * np.sqrt(priors * (1 - priors) / n))
     noise = X - means[y]
     assert noise.std() == pytest.approx(params.get("sigma", 1.0), rel=0.02)
     for j in range(n_classes):
@@ -107,21 +105,21 @@ def test_ground_truths_transcription_and_errors():
         uq_ground_truth(posterior, y_pred.astype(float), y_proba)[0], phi
     )
     with pytest.raises(ValueError, match="y_proba has 2 columns and posterior 3"):
-        uq_ground_truth(posterior, y_pred, y_proba[:, :2])
+        uq_ground_truth(posterior, y_pred, np.full((30, 2), 0.5))
     with pytest.raises(ValueError, match=r"integers in 0 \.\. 2"):
         uq_ground_truth(posterior, y_pred + 1, y_proba)
     with pytest.raises(ValueError, match="y_pred must be a 1-d array"):
         uq_ground_truth(posterior, y_pred.astype(str), y_proba)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="must describe the same samples"):
         uq_ground_truth(posterior, y_pred[:-1], y_proba)
 
 
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"weights": [0.5, 0.3, 0.2]}, r"one prior per class, shape \(2,\)"),
-        ({"weights": [0.7, 0.7]}, "non-negative and sum to 1"),
-        ({"weights": [1.2, -0.2]}, "non-negative and sum to 1"),
+        ({"priors": [0.5, 0.3, 0.2]}, r"one prior per class, shape \(2,\)"),
+        ({"priors": [0.7, 0.7]}, "non-negative and sum to 1"),
+        ({"priors": [1.2, -0.2]}, "non-negative and sum to 1"),
         ({"n_samples": 0}, "n_samples"),
         ({"tau": 0}, "tau"),
         ({"sigma": -1}, "sigma"),
@@ -139,3 +137,13 @@ def test_param_validation_like_every_public_function(func):
     from test_public_functions import test_function_param_validation
 
     test_function_param_validation(f"sklearn_selective.datasets.{func.__name__}", func)
+
+
+def test_ground_truth_inputs_are_probability_rows():
+    posterior = np.array([[0.9, 0.1], [0.4, 0.6]])
+    with pytest.raises(ValueError, match="Each row of posterior must sum to 1"):
+        uq_ground_truth(posterior / 2, [0, 1], posterior)
+    with pytest.raises(ValueError, match=r"y_proba must have shape \(n_samples, n_c"):
+        uq_ground_truth(posterior, [0, 1], [0.9, 0.4])
+    with pytest.raises(ValueError, match="posterior"):
+        uq_ground_truth([[np.nan, 1.0], [0.4, 0.6]], [0, 1], posterior)

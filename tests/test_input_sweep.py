@@ -54,6 +54,7 @@ ARRAY_KINDS = {
     "target_sample_weight": ("weight", "target"),
     "logits": ("logits", "source"),
     "confidences": ("scores_mapping", "source"),
+    "posterior": ("proba", "source"),
 }
 # Arguments that take a model, data matrices or a callable: functions with any of
 # these are covered by the estimator tests, not by this sweep.

@@ -24,7 +24,7 @@ def _ensemble(proba):
 
 
 def _check_ensemble_block(block):
-    check_probability_block(block, name="the ensemble probabilities")
+    check_probability_block(block, name="proba (the ensemble probabilities)")
 
 
 def _vote_shares(P):

@@ -6,7 +6,9 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
-from sklearn.utils.validation import check_array, check_consistent_length
+
+from ..confidence._blockwise import check_probabilities
+from ..metrics._validation import _check_array
 
 
 @validate_params(
@@ -14,7 +16,7 @@ from sklearn.utils.validation import check_array, check_consistent_length
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "n_features": [Interval(Integral, 1, None, closed="left")],
         "n_classes": [Interval(Integral, 2, None, closed="left")],
-        "weights": ["array-like", None],
+        "priors": ["array-like", None],
         "tau": [Interval(Real, 0, None, closed="neither")],
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -27,7 +29,7 @@ def make_gaussian_mixture_uq(
     *,
     n_features=2,
     n_classes=2,
-    weights=None,
+    priors=None,
     tau=1.0,
     sigma=1.0,
     random_state=None,
@@ -36,7 +38,7 @@ def make_gaussian_mixture_uq(
     """Gaussian classes with random means, and the exact posterior of every sample.
 
     The synthetic benchmark of Pignet et al. (Sec. 17.1): the class means are
-    drawn as ``mu_j ~ N(0, tau I)``; each label as ``y ~ Categorical(weights)``
+    drawn as ``mu_j ~ N(0, tau I)``; each label as ``y ~ Categorical(priors)``
     (Bernoulli for two classes); each input as ``x ~ N(mu_y, sigma^2 I)``. The
     true posterior is then known in closed form (their Eq. 122)::
 
@@ -58,9 +60,11 @@ def make_gaussian_mixture_uq(
     n_classes : int, default=2
         Number of classes (Gaussian components).
 
-    weights : array-like of shape (n_classes,), default=None
+    priors : array-like of shape (n_classes,), default=None
         Class priors ``P(Y = j)``, non-negative and summing to 1; None means
-        equal priors. The paper's ``p = P(Y = 1)`` is ``weights=[1 - p, p]``.
+        equal priors (the ``weights`` of :func:`sklearn.datasets.make_classification`,
+        named as in :class:`sklearn.naive_bayes.GaussianNB`). The paper's
+        ``p = P(Y = 1)`` is ``priors=[1 - p, p]``.
 
     tau : float > 0, default=1.0
         Variance of the distribution of the class means: ``tau`` controls how
@@ -113,7 +117,7 @@ def make_gaussian_mixture_uq(
     >>> posterior.sum(axis=1)
     array([1., 1., 1., 1., 1.])
     """
-    priors = _check_weights(weights, n_classes)
+    priors = _check_priors(priors, n_classes)
     rng = check_random_state(random_state)
     means = rng.normal(scale=np.sqrt(tau), size=(n_classes, n_features))
     y = rng.choice(n_classes, size=n_samples, p=priors)
@@ -128,19 +132,19 @@ def make_gaussian_mixture_uq(
     return X, y, posterior
 
 
-def _check_weights(weights, n_classes):
-    if weights is None:
+def _check_priors(priors, n_classes):
+    if priors is None:
         return np.full(n_classes, 1 / n_classes)
-    priors = check_array(weights, ensure_2d=False, input_name="weights")
+    priors = _check_array(priors, "priors", ensure_2d=False)
     if priors.shape != (n_classes,):
         raise ValueError(
-            f"weights must have one prior per class, shape ({n_classes},); got "
+            f"priors must have one prior per class, shape ({n_classes},); got "
             f"shape {priors.shape}. Pass n_classes={priors.size} or {n_classes} "
-            "weights."
+            "priors."
         )
     if priors.min() < 0 or not np.isclose(priors.sum(), 1.0, rtol=0, atol=1e-8):
         raise ValueError(
-            f"weights must be non-negative and sum to 1; got {priors.tolist()}."
+            f"priors must be non-negative and sum to 1; got {priors.tolist()}."
         )
     return priors / priors.sum()
 
@@ -208,10 +212,14 @@ def uq_ground_truth(posterior, y_pred, y_proba):
     >>> phi.round(2), varphi.round(2)
     (array([0.1, 0.6]), array([0.2, 0.7]))
     """
-    posterior = check_array(posterior, input_name="posterior")
-    y_proba = check_array(y_proba, input_name="y_proba")
-    y_pred = check_array(y_pred, ensure_2d=False, dtype=None, input_name="y_pred")
-    check_consistent_length(posterior, y_pred, y_proba)
+    posterior = _check_probability_matrix(posterior, "posterior")
+    y_proba = _check_probability_matrix(y_proba, "y_proba")
+    y_pred = _check_array(y_pred, "y_pred", ensure_2d=False, dtype=None)
+    if not len(posterior) == len(y_pred) == len(y_proba):
+        raise ValueError(
+            "posterior, y_pred and y_proba must describe the same samples; got "
+            f"{len(posterior)}, {len(y_pred)} and {len(y_proba)} rows."
+        )
     n_classes = posterior.shape[1]
     if y_proba.shape[1] != n_classes:
         raise ValueError(
@@ -234,3 +242,15 @@ def uq_ground_truth(posterior, y_pred, y_proba):
     phi = 1 - posterior[rows, y_pred]
     varphi = 1 - y_proba[rows, posterior.argmax(axis=1)]
     return phi, varphi
+
+
+def _check_probability_matrix(values, name):
+    """A float array of probability rows, ``(n_samples, n_classes)``."""
+    array = _check_array(values, name, ensure_2d=False, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_classes), one column per class; "
+            f"got an array of shape {array.shape}."
+        )
+    check_probabilities(array, name)
+    return array
