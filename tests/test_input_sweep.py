@@ -298,7 +298,7 @@ def test_functions_are_swept():
 
 def test_every_array_argument_is_known():
     """A public function's per-sample argument with an unknown name is not swept."""
-    sample_like = re.compile(r"^(y_|proba|logit|confidence|.*_weight$|scores?$)")
+    sample_like = re.compile(r"^(y_.*|proba.*|logits?|confidences?|.*_weight|scores?)$")
     for name, func in _public_functions().items():
         for param in inspect.signature(func).parameters:
             if sample_like.match(param) and param not in NOT_SWEPT | {"y_true_"}:
