@@ -38,7 +38,7 @@ def _run(names, x, repeat, k):
         seconds = best_time(lambda f=function: f(x), repeat)
         flag = "" if seconds <= 3 * base else "  > 3x"
         print(
-            f"{k:>5} {x.shape!s:>18} {name:<20} {seconds * 1e3:>10.1f} "
+            f"{k:>5} {x.shape!s:>18} {name:<24} {seconds * 1e3:>10.1f} "
             f"{base * 1e3:>10.1f} {seconds / base:>6.2f}{flag}",
             flush=True,
         )
@@ -57,7 +57,7 @@ def main():
         output = get_confidence_function(name).model_output
         by_output.setdefault(output, []).append(name)
 
-    header = f"{'k':>5} {'input shape':>18} {'csf':<20} {'time [ms]':>10}"
+    header = f"{'k':>5} {'input shape':>18} {'csf':<24} {'time [ms]':>10}"
     print(f"{header} {'baseline':>10} {'ratio':>6}")
     for k in args.classes:
         proba = _probabilities(n, k)

@@ -49,32 +49,19 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.special import digamma
-from scipy.stats import rankdata
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 
-from sklearn_selective.metrics import aurc
+from sklearn_selective.metrics import aurc, aurc_weights
 
-
-def aurc_weights(confidence):
-    """``alpha_i = H_n - H_{n - r_i}`` with ascending ranks ``r_i`` (Eq. 13).
-
-    ``H_n - H_m = digamma(n + 1) - digamma(m + 1)``. Ties get their mid-rank,
-    which is close to (not exactly) the tie average used by ``aurc``; MSPs of
-    a network are practically never tied.
-    """
-    n = len(confidence)
-    rank = rankdata(confidence)
-    return digamma(n + 1.0) - digamma(n - rank + 1.0)
-
-
+# ``aurc_weights`` returns ``alpha_i = H_n - H_{n - r_i}`` with ascending ranks
+# ``r_i`` (Eq. 13); tied confidences share the mean weight of their positions.
 confidence = np.array([0.9, 0.2, 0.6, 0.4])
 print("confidences", confidence, "-> weights", aurc_weights(confidence).round(3))
 
 # The weighted mean of any per-sample loss with these weights is the plug-in
-# AURC of sklearn_selective.metrics.aurc (here with a random loss).
+# AURC of sklearn_selective.metrics.aurc (here with a random loss), to rounding.
 rng = np.random.default_rng(0)
 confidence, loss = rng.random(128), rng.exponential(size=128)
 weights = aurc_weights(confidence)

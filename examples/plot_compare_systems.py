@@ -121,11 +121,11 @@ print(f"top 3 by AURC:  {aurc_order[:3]}")
 # its runs against 0.944 and 0.940, printed above), moves up; AURC's
 # over-weighting of high-confidence failures moves ``LR + margin`` to third place.
 # Mean rank and mean value need not agree: ``RF + msp`` has a lower mean AUGRC
-# than the two MLP systems ranked above it but a worse mean rank, because its
-# value varies more across resamples (the paper's caveat in Sec. 4.2).
+# than the two MLP systems ranked above it but a worse mean rank: ranks count
+# how often a system wins on a resample, not by how much (the paper notes such
+# cases and recommends a closer look at them before choosing one system).
 #
 # Significance maps
-# -----------------
 # -----------------
 # As in the paper's Fig. 3: systems sorted best first; a filled cell in row
 # ``a``, column ``b`` means that system ``a`` is significantly better than

@@ -95,6 +95,23 @@ def evaluate_cost_rule(threshold, margin, accept_cost, reject_cost, errors, weig
     return ThresholdFit(float(threshold), float(kept / w.sum()), risk), mean_cost
 
 
+def fit_cost_rule(validation, cost_matrix, rejection, *, tune):
+    """The cost rule on validation predictions (``proba``, ``y_index``,
+    ``weights``): its fit, its validation table and its mean cost."""
+    index, margin = cost_decision(validation.proba, cost_matrix, rejection)
+    truth = validation.y_index
+    accept_cost, reject_cost = cost_matrix[truth, index], rejection[truth]
+    weights = validation.weights
+    threshold, table = fit_cost_margin(
+        margin, accept_cost, reject_cost, weights, tune=tune
+    )
+    errors = (index != truth).astype(np.float64)
+    fitted, mean_cost = evaluate_cost_rule(
+        threshold, margin, accept_cost, reject_cost, errors, weights
+    )
+    return fitted, table, mean_cost
+
+
 # ----------------------------------------------------------------------------------
 # Calibration of held-out probabilities (the rule trusts them)
 # ----------------------------------------------------------------------------------

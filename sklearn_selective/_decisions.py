@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .confidence._blockwise import check_probability_block
+from .confidence._blockwise import probability_tolerance
 
 _STRING_KINDS = "US"
 
@@ -62,18 +62,6 @@ def check_reject_label(reject_label, classes):
     )
 
 
-def with_reject_label(y_pred, accepted, reject_label):
-    """``y_pred`` with ``reject_label`` where not accepted, in a dtype holding both."""
-    label = np.asarray(reject_label)
-    if y_pred.dtype.kind == "O":
-        dtype = np.dtype(object)
-    else:
-        dtype = np.result_type(y_pred.dtype, label.dtype)  # strings: the longer one
-    output = y_pred.astype(dtype)
-    output[~accepted] = reject_label
-    return output
-
-
 def class_index(classes, labels):
     """Index in ``classes`` of each label; ``None`` for unknown labels."""
     order = np.argsort(classes, kind="stable")
@@ -86,30 +74,71 @@ def class_index(classes, labels):
 
 
 # Rows per block of the fast MSP path: a block and its temporaries stay in cache.
-_BLOCK_ROWS = 1 << 14
+_BLOCK_ROWS = 1 << 13
 
 
 def msp_decision(proba):
-    """Argmax index and maximum of each row of validated probabilities.
+    """Argmax index and maximum of each row of class probabilities, in one pass.
 
-    One pass over cache-sized row blocks: the column-wise maximum keeps the first
-    maximal column (as ``argmax``), and the probabilities are checked on the way.
+    Each cache-sized block of rows is transposed once, so that the maximum and
+    the index are element-wise operations on contiguous class rows (numpy's
+    ``argmax`` over short rows pays a per-row overhead). Ties go to the first
+    maximal class, as with ``argmax``. The maxima are checked to be
+    probabilities (finite, within ``[1 / n_classes, 1]`` up to the tolerance of
+    the CSFs: a maximum below ``1 / n_classes`` means a row cannot sum to 1);
+    NaN anywhere in a row propagates to its maximum.
     """
     proba = np.asarray(proba)
     n_rows, n_classes = proba.shape
-    index = np.zeros(n_rows, dtype=np.intp)
+    index = np.empty(n_rows, dtype=np.intp)
     maximum = np.empty(n_rows, dtype=np.float64)
+    size = min(n_rows, _BLOCK_ROWS)
+    columns = np.empty((n_classes, size))
+    is_best = np.empty(size, dtype=bool)
+    # Small indices while scanning: less memory traffic than intp.
+    small_index = np.empty(size, dtype=np.min_scalar_type(max(n_classes - 1, 0)))
     for start in range(0, n_rows, _BLOCK_ROWS):
-        block = proba[start : start + _BLOCK_ROWS].astype(np.float64, copy=False)
-        check_probability_block(block, name="the classifier's predict_proba output")
-        best = block[:, 0].copy()
-        best_index = index[start : start + _BLOCK_ROWS]
-        for column in range(1, n_classes):
-            values = block[:, column]
-            best_index[values > best] = column
-            np.maximum(best, values, out=best)
-        maximum[start : start + _BLOCK_ROWS] = best
+        block = proba[start : start + _BLOCK_ROWS]
+        rows = block.shape[0]
+        transposed = columns[:, :rows]
+        np.copyto(transposed, block.T)
+        best = maximum[start : start + rows]
+        np.max(transposed, axis=0, out=best)
+        best_index, mask = small_index[:rows], is_best[:rows]
+        best_index.fill(n_classes - 1)
+        for column in range(n_classes - 2, -1, -1):
+            np.equal(transposed[column], best, out=mask)
+            np.copyto(best_index, column, where=mask)
+        index[start : start + rows] = best_index
+    _check_maxima(maximum, n_classes)
     return index, maximum
+
+
+def _check_maxima(maximum, n_classes):
+    tol = probability_tolerance(maximum.dtype, n_classes)
+    if n_classes and not (
+        maximum.min(initial=np.inf) >= 1 / n_classes - tol
+        and maximum.max(initial=-np.inf) <= 1 + tol
+    ):
+        raise ValueError(
+            "The classifier's predict_proba returned rows that are not probability "
+            "vectors (NaN, values above 1, or rows that cannot sum to 1); the "
+            "'msp' confidence needs probabilities. Check the classifier, or use a "
+            "CSF on its decision_function such as csf='max_logit'."
+        )
+
+
+def labels_or_reject(classes, index, accepted, reject_label):
+    """The class of each index, ``reject_label`` where not accepted (one gather)."""
+    label = np.asarray(reject_label)
+    if classes.dtype.kind == "O":
+        extended = np.empty(len(classes) + 1, dtype=object)
+        extended[:-1] = classes
+        extended[-1] = reject_label
+    else:
+        dtype = np.result_type(classes.dtype, label.dtype)  # strings: the longer
+        extended = np.append(classes.astype(dtype), label.astype(dtype))
+    return extended[np.where(accepted, index, len(classes))]
 
 
 def cv_results(fold_fits, fold_sizes, costs=None):

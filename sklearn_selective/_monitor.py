@@ -4,6 +4,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import norm
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state, column_or_1d
@@ -17,7 +18,6 @@ from .confidence import predict_with_confidence
 from .metrics._bootstrap import _counts
 
 _DEFAULT_METHOD = "calibrated_ac"
-_BAND_DRAWS = 20  # normal draws per bootstrap row for the reference band
 _BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
 
 
@@ -97,7 +97,7 @@ default="calibrated_ac"
 
     n_bootstrap : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
-        point estimates without intervals, bands or alerts.
+        point estimates without intervals (bands and alerts remain).
 
     min_chunk_size : int, default=10
         Chunks with fewer samples (or fewer accepted samples, for the selective
@@ -137,11 +137,13 @@ default="calibrated_ac"
     accuracy of a chunk of ``n`` samples scatters around it by about
     ``sqrt(a (1 - a) / n)`` more.
 
-    The reference band of a chunk of ``n`` samples is the central
-    ``confidence_level`` range of the estimate on ``n`` samples drawn from the
-    reference (normal approximation for the chunk sampling, bootstrap for the
-    reference): without shift, an estimate leaves it with probability about
-    ``1 - confidence_level``.
+    Every estimate is a mean of per-sample proxies of correctness. The
+    reference band of a chunk of ``n`` samples is the proxies' mean on the
+    reference plus or minus ``z s sqrt(1/n + 1/n_ref)`` (``s`` their standard
+    deviation on the reference, ``z`` the normal quantile of
+    ``confidence_level``; accepted samples only for the selective accuracy):
+    the range of a two-sample comparison of means. Without shift an estimate
+    leaves its band with probability about ``1 - confidence_level``.
 
     References
     ----------
@@ -323,46 +325,34 @@ default="calibrated_ac"
         return self
 
     def _reference_band_stats(self, reference):
-        """Mean and standard deviation of the proxies on the reference, per row."""
-        if self.n_bootstrap == 0:
-            return None
-        rows = slice(1, self.n_bootstrap + 1)
-        everything, selective = self._method.proxies(reference, rows)
-        shape = (self.n_bootstrap, reference.score.shape[0])
-        everything = np.broadcast_to(everything, shape)
-        selective = np.broadcast_to(selective, shape)[:, reference.accepted]
-        return (
-            everything.mean(axis=1),
-            everything.std(axis=1),
-            selective.mean(axis=1),
-            selective.std(axis=1),
+        """Mean and standard deviation of the fitted proxies on the reference."""
+        shape = (1, reference.score.shape[0])
+        everything, selective = self._method.proxies(reference, slice(0, 1))
+        everything = np.broadcast_to(everything, shape)[0]
+        selective = np.broadcast_to(selective, shape)[0][reference.accepted]
+        return np.array(
+            [[everything.mean(), everything.std()], [selective.mean(), selective.std()]]
         )
 
     # ----------------------------------------------------------------------------
     # Estimate
     # ----------------------------------------------------------------------------
-    def _band(self, n_samples, cache):
-        """Reference bands of a chunk of ``n_samples`` samples (cached per size)."""
-        if n_samples not in cache:
-            if self.n_bootstrap == 0:
-                cache[n_samples] = np.full((2, 2), np.nan)
-                return cache[n_samples]
-            mean, std, selective_mean, selective_std = self._band_stats
-            rng = np.random.default_rng([self._seed, 2, n_samples])
-            z = rng.standard_normal((self.n_bootstrap, _BAND_DRAWS))
-            n_accepted = max(1.0, n_samples * self.reference_coverage_)
-            draws = (
-                mean[:, None] + std[:, None] / np.sqrt(n_samples) * z,
-                selective_mean[:, None]
-                + selective_std[:, None] / np.sqrt(n_accepted) * z,
-            )
-            cache[n_samples] = np.array(
-                [
-                    _interval(np.clip(d.ravel(), 0, 1), self.confidence_level)
-                    for d in draws
-                ]
-            )
-        return cache[n_samples]
+    def _band(self, n_samples):
+        """Reference bands (accuracy, selective accuracy) of a chunk of that size.
+
+        Without shift, the chunk's estimate (a mean of ``n`` per-sample
+        proxies) and the proxies' mean on the reference (``n_ref`` of them)
+        are two sample means from one distribution: their difference is about
+        normal with variance ``s^2 (1/n + 1/n_ref)``. The reference fit is
+        shared by both, so its uncertainty cancels.
+        """
+        z = norm.ppf(0.5 + self.confidence_level / 2)
+        coverage = self.reference_coverage_
+        sizes = np.array([n_samples, max(1.0, n_samples * coverage)])
+        reference_sizes = np.array([self.n_reference_, self.n_reference_ * coverage])
+        mean, std = self._band_stats[:, 0], self._band_stats[:, 1]
+        half_width = z * std * np.sqrt(1 / sizes + 1 / reference_sizes)
+        return np.clip(np.column_stack([mean - half_width, mean + half_width]), 0, 1)
 
     def _chunk_estimates(self, chunk, rng):
         """Point estimates and bootstrap values of one chunk."""
@@ -429,7 +419,6 @@ default="calibrated_ac"
         bands = np.full((n_chunks, 2, 2), np.nan)
         reasons = np.full(n_chunks, "", dtype=object)
         sizes = np.array([len(m) for m in chunks.members])
-        band_cache = {}
         for c, members in enumerate(chunks.members):
             chunk = outputs.take(members)
             if sizes[c]:
@@ -442,7 +431,7 @@ default="calibrated_ac"
             self._store(values, "accuracy", c, accuracy)
             if chunk.accepted.sum() >= self.min_chunk_size:
                 self._store(values, "selective_accuracy", c, selective)
-            bands[c] = self._band(sizes[c], band_cache)
+            bands[c] = self._band(sizes[c])
         self._warn_undefined(reasons)
         alert = np.zeros(n_chunks, dtype=bool)
         for name, band in (

@@ -57,7 +57,7 @@ ndarray of shape (n_chunks,)
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
         The reference band of each chunk: where the estimate would fall with
         probability ``confidence_level`` on a chunk of the same size drawn
-        from the reference distribution.
+        from the reference data.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
         True when an estimate leaves its reference band.
@@ -78,6 +78,23 @@ ndarray of shape (n_chunks,)
     See Also
     --------
     PerformanceMonitor : Produces this result.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_selective import PerformanceMonitor
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = LogisticRegression(max_iter=1000).fit(X[::2], y[::2])
+    >>> monitor = PerformanceMonitor(model, n_bootstrap=20, random_state=0)
+    >>> result = monitor.fit(X[1::2], y[1::2]).estimate(X, n_chunks=3)
+    >>> result.n_samples
+    array([50, 50, 50])
+    >>> result = result.with_labels(y)
+    >>> result.realised_accuracy
+    array([1.  , 0.96, 0.92])
+    >>> list(result.to_frame().columns[:4])
+    ['start', 'stop', 'n_samples', 'coverage']
     """
 
     method: str

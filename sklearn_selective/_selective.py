@@ -29,27 +29,19 @@ from sklearn.utils.validation import (
 )
 
 from . import _thresholds
-from ._cost import (
-    CALIBRATORS,
-    check_costs,
-    cost_decision,
-    evaluate_cost_rule,
-    fit_cost_margin,
-)
+from ._cost import CALIBRATORS, check_costs, cost_decision, fit_cost_rule
 from ._decisions import (
     check_reject_label,
     class_index,
     cv_results,
+    labels_or_reject,
     msp_decision,
-    with_reject_label,
 )
 from ._held_out import HeldOutScoresMixin
+from ._policy_params import PolicyParamsMixin
 from .confidence import predict_with_confidence
-from .confidence._model_output import check_csf_supported
 from .metrics import get_scorer, get_scorer_names
 from .metrics._validation import _check_sample_weight
-
-_DEFAULT_TARGET_COVERAGE = 0.9
 
 
 def _check_fit_sample_weight(sample_weight, y):
@@ -71,6 +63,13 @@ def _predict_proba_and_msp(estimator, X):
     return estimator.classes_[index], maximum, proba
 
 
+def _has_decision_function_without_costs(self):
+    """With a cost matrix the prediction is not the decision function's argmax,
+    so the inner decision function is not offered as this classifier's."""
+    has = _estimator_has("decision_function", delegates=("estimator_", "estimator"))
+    return self.cost_matrix is None and has(self)
+
+
 class _CostMargin:
     """The cost rule's margin as a CSF of (calibrated) probabilities."""
 
@@ -85,7 +84,11 @@ class _CostMargin:
 
 
 class SelectiveClassifier(
-    HeldOutScoresMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+    PolicyParamsMixin,
+    HeldOutScoresMixin,
+    MetaEstimatorMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Classifier that abstains when its confidence is below a fitted threshold.
 
@@ -402,117 +405,6 @@ class SelectiveClassifier(
         self.scoring = scoring
 
     # ----------------------------------------------------------------------------
-    # Checks of the parameters that depend on each other
-    # ----------------------------------------------------------------------------
-    def _policy(self):
-        """Name and keyword arguments of the single active policy."""
-        if self.cost_matrix is not None:
-            return self._cost_policy()
-        for name in ("calibration",):
-            if getattr(self, name) is not None:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} applies to the cost rule only; "
-                    "set cost_matrix (and rejection_cost) or remove it."
-                )
-        if self.cost_rule != "bayes":
-            raise ValueError(
-                f"cost_rule={self.cost_rule!r} applies to the cost rule only; set "
-                "cost_matrix (and rejection_cost) or leave cost_rule='bayes'."
-            )
-        if self.rejection_cost is not None and np.ndim(self.rejection_cost) > 0:
-            raise ValueError(
-                "rejection_cost with one value per class needs cost_matrix (the "
-                "cost of each error); without it, rejection_cost is one number, "
-                "the cost of an abstention relative to an error's cost 1."
-            )
-        given = {
-            name: value
-            for name, value in (
-                ("target_coverage", self.target_coverage),
-                ("target_risk", self.target_risk),
-                ("rejection_cost", self.rejection_cost),
-            )
-            if value is not None
-        }
-        if len(given) > 1:
-            raise ValueError(
-                f"Set exactly one threshold policy; got {sorted(given)}. Use "
-                "target_coverage, target_risk (optionally with confidence_level) "
-                "or rejection_cost, and leave the others None."
-            )
-        if self.confidence_level is not None and "target_risk" not in given:
-            raise ValueError(
-                "confidence_level is the probability that a risk guarantee holds "
-                "and needs target_risk; set target_risk or remove confidence_level."
-            )
-        if not given:
-            return "target_coverage", {"target_coverage": _DEFAULT_TARGET_COVERAGE}
-        if self.confidence_level is not None:
-            return "guaranteed_risk", {
-                "target_risk": self.target_risk,
-                "confidence_level": self.confidence_level,
-            }
-        ((name, value),) = given.items()
-        return name, {name: value}
-
-    def _cost_policy(self):
-        others = [
-            name
-            for name in ("target_coverage", "target_risk", "confidence_level")
-            if getattr(self, name) is not None
-        ]
-        if others:
-            raise ValueError(
-                f"cost_matrix is a policy of its own; remove {others} (the cost "
-                "rule abstains where abstaining is cheaper)."
-            )
-        if self.threshold_per_class:
-            raise ValueError(
-                "threshold_per_class=True does not apply to cost_matrix: the cost "
-                "rule already weighs every class by its own costs. Use per-class "
-                "rejection_cost values instead."
-            )
-        if self.rejection_cost is None:
-            raise ValueError(
-                "cost_matrix needs rejection_cost, the cost of abstaining (a "
-                "scalar or one value per true class); e.g. rejection_cost=0.3."
-            )
-        return "cost_rule", {}
-
-    def _check_guarantee_is_for_the_deployed_model(self, n_splits):
-        """``n_splits`` is 0 for a FrozenEstimator (no split, nothing refitted)."""
-        if n_splits == 0 or (not self.refit and n_splits == 1):
-            return
-        raise ValueError(
-            "A risk guarantee (confidence_level) holds only for the model whose "
-            "validation scores were certified, so that model must be the one "
-            "deployed. Either pass FrozenEstimator(fitted_model) and held-out data "
-            "to fit, or use a single split with refit=False, e.g. cv=0.3, "
-            "refit=False (fit on 70% of the data, certify on the other 30%)."
-        )
-
-    def _check_estimator(self, policy):
-        estimator = self.estimator
-        name = type(estimator).__name__
-        if not (
-            hasattr(estimator, "predict_proba")
-            or hasattr(estimator, "decision_function")
-        ):
-            raise ValueError(
-                f"estimator={name} has neither predict_proba nor decision_function, "
-                "so its predictions have no confidence: SelectiveClassifier needs a "
-                "classifier (e.g. LogisticRegression, or a Pipeline ending with one)."
-            )
-        if policy == "cost_rule" and not hasattr(estimator, "predict_proba"):
-            raise ValueError(
-                f"cost_matrix needs class probabilities, but estimator={name} has "
-                "no predict_proba. Wrap it in CalibratedClassifierCV, or use "
-                "rejection_cost without cost_matrix."
-            )
-        if policy != "cost_rule":
-            check_csf_supported(estimator, self.csf)
-
-    # ----------------------------------------------------------------------------
     # Fit
     # ----------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)  # estimator not validated
@@ -610,7 +502,8 @@ class SelectiveClassifier(
     def _fit_validation(self, validation, policy, policy_params):
         """The policy's fit on validation predictions: (fit, table, mean cost)."""
         if policy == "cost_rule":
-            return self._fit_cost_rule(validation)
+            tune = self.cost_rule == "empirical"
+            return fit_cost_rule(validation, *self._costs, tune=tune)
         losses = (validation.y_pred != validation.y_true).astype(np.float64)
         samples = (validation.confidence, losses, validation.weights)
         if self.threshold_per_class:
@@ -659,28 +552,6 @@ class SelectiveClassifier(
             )
             proba = self.calibrator_.transform(proba)
         validation.proba = proba
-
-    def _fit_cost_rule(self, validation):
-        cost_matrix, rejection = self._costs
-        index, margin = cost_decision(validation.proba, cost_matrix, rejection)
-        truth = validation.y_index
-        accept_cost, reject_cost = cost_matrix[truth, index], rejection[truth]
-        threshold, table = fit_cost_margin(
-            margin,
-            accept_cost,
-            reject_cost,
-            validation.weights,
-            tune=self.cost_rule == "empirical",
-        )
-        fitted, mean_cost = evaluate_cost_rule(
-            threshold,
-            margin,
-            accept_cost,
-            reject_cost,
-            (index != truth).astype(np.float64),
-            validation.weights,
-        )
-        return fitted, table, mean_cost
 
     # ----------------------------------------------------------------------------
     # Prediction
@@ -766,12 +637,10 @@ class SelectiveClassifier(
             is set.
         """
         index, confidence = self._decide(X)
-        y_pred = self.classes_[index]
         if self.reject_label is None:
-            return y_pred
-        return with_reject_label(
-            y_pred, self._accepted(index, confidence), self.reject_label
-        )
+            return self.classes_[index]
+        accepted = self._accepted(index, confidence)
+        return labels_or_reject(self.classes_, index, accepted, self.reject_label)
 
     def score(self, X, y, sample_weight=None):
         """Score the classifier on labelled data, by ``scoring``.
@@ -850,16 +719,18 @@ class SelectiveClassifier(
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_log_proba(X)``.
+            ``estimator_.predict_log_proba(X)``, or the logarithm of the
+            calibrated probabilities when ``calibration`` is set.
         """
         check_is_fitted(self, "threshold_")
+        if self.calibrator_ is not None:
+            with np.errstate(divide="ignore"):
+                return np.log(self.predict_proba(X))
         return self.estimator_.predict_log_proba(X)
 
-    @available_if(
-        _estimator_has("decision_function", delegates=("estimator_", "estimator"))
-    )
+    @available_if(_has_decision_function_without_costs)
     def decision_function(self, X):
-        """Decision function of the underlying classifier.
+        """Decision function of the underlying classifier (not with ``cost_matrix``).
 
         Parameters
         ----------

@@ -184,3 +184,146 @@ def selective_risk_at_coverages(confidence, losses, sample_weight, coverages):
             accepted_loss += share * group_l
         above += group_w
     return accepted_loss / accepted_weight
+
+
+# ------------------------------------------------------------------------------------
+# New metrics (SPEC section 10): partial areas, FD-Shifts conventions, calibration.
+# ------------------------------------------------------------------------------------
+def aurc_step_partial(ordered, low, high, estimator="harmonic"):
+    """Area over coverages (low, high] of the curve the plug-in estimator integrates:
+    C(c) = (sum of the ceil(cn) most confident losses) / d(cn), d = ceil (harmonic,
+    the step curve of [AURC] Eq. 10) or x + 1 (log, Eq. 18); step by step."""
+    n = len(ordered)
+    area = 0.0
+    for k in range(1, n + 1):  # coverage in ((k - 1)/n, k/n]: top-k accepted
+        a, b = max((k - 1) / n, low), min(k / n, high)
+        if b <= a:
+            continue
+        top = sum(ordered[n - k :])
+        if estimator == "harmonic":
+            area += (b - a) * top / k
+        else:  # integral of top / (c n + 1) dc
+            area += top * math.log((n * b + 1) / (n * a + 1)) / n
+    return area
+
+
+def fdshifts_trapezoid_aurc(confidence, losses):
+    """FD-Shifts ``selective_risk_stats`` + ``-np.trapz``: risk at each distinct
+    threshold, descending coverage, then the last risk again at coverage 0."""
+    order = np.argsort(confidence, kind="stable")
+    residuals, confids = np.asarray(losses, float)[order], np.asarray(confidence)[order]
+    n = len(residuals)
+    cov, error_sum = n, sum(residuals)
+    coverages, risks = [1.0], [error_sum / n]
+    for i in range(n - 1):
+        cov -= 1
+        error_sum -= residuals[i]
+        if confids[i] != confids[i + 1]:
+            coverages.append(cov / n)
+            risks.append(error_sum / cov)
+    coverages.append(0.0)
+    risks.append(risks[-1])
+    return _trapezoid_descending(coverages, risks)
+
+
+def _trapezoid_descending(coverages, risks):
+    area = 0.0
+    for j in range(len(coverages) - 1):
+        area += (coverages[j] - coverages[j + 1]) * (risks[j] + risks[j + 1]) / 2
+    return area
+
+
+def fdshifts_aurc_ba(confidence, losses, labels):
+    """FD-Shifts ``selective_risk_ba_stats`` + trapezoid: the mean over the classes
+    of the selective risk within the class (0 for a class without accepted sample)."""
+    order = np.argsort(confidence, kind="stable")
+    residuals = np.asarray(losses, float)[order]
+    confids, labels = np.asarray(confidence)[order], np.asarray(labels)[order]
+    classes = sorted(set(labels.tolist()))
+    n = len(residuals)
+    class_count = {c: float(np.sum(labels == c)) for c in classes}
+    error_sum = {c: float(np.sum(residuals[labels == c])) for c in classes}
+
+    def risk():
+        return np.mean(
+            [error_sum[c] / class_count[c] if class_count[c] else 0.0 for c in classes]
+        )
+
+    cov, coverages, risks = n, [1.0], [risk()]
+    for i in range(n - 1):
+        cov -= 1
+        class_count[labels[i]] -= 1
+        error_sum[labels[i]] -= residuals[i]
+        if confids[i] != confids[i + 1]:
+            coverages.append(cov / n)
+            risks.append(risk())
+    coverages.append(0.0)
+    risks.append(risks[-1])
+    return _trapezoid_descending(coverages, risks)
+
+
+def fdshifts_augrc_ba(confidence, losses, labels):
+    """FD-Shifts ``generalized_risk_ba_stats``: residuals times n / (K n_class), then
+    the trapezoid area under the generalized risk from (0, 0)."""
+    labels = np.asarray(labels)
+    classes = sorted(set(labels.tolist()))
+    n = len(labels)
+    scale = [n / (len(classes) * np.sum(labels == label)) for label in labels]
+    residuals = np.asarray(losses, float) * np.array(scale)
+    order = np.argsort(confidence, kind="stable")
+    residuals, confids = residuals[order], np.asarray(confidence)[order]
+    error_sum = sum(residuals)
+    coverages, risks = [1.0], [error_sum / n]
+    cov = n
+    for i in range(n - 1):
+        cov -= 1
+        error_sum -= residuals[i]
+        if confids[i] != confids[i + 1]:
+            coverages.append(cov / n)
+            risks.append(error_sum / n)
+    coverages.append(0.0)
+    risks.append(0.0)
+    return _trapezoid_descending(coverages, risks)
+
+
+def ece_loops(y_true, y_proba, n_bins, strategy, multiclass, sample_weight=None):
+    """Guo et al. Eq. 3 / Kull et al. classwise-ECE, one sample at a time, with the
+    bins of sklearn's calibration_curve: right-closed, the first one closed."""
+    y_true, y_proba = np.asarray(y_true), np.asarray(y_proba, float)
+    n, k = y_proba.shape
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    if multiclass == "top_label":
+        columns = [
+            (
+                [max(row) for row in y_proba],
+                [float(np.argmax(y_proba[i]) == y_true[i]) for i in range(n)],
+            )
+        ]
+    else:
+        columns = [
+            (list(y_proba[:, j]), [float(y_true[i] == j) for i in range(n)])
+            for j in range(k)
+        ]
+    total = []
+    for scores, targets in columns:
+        if strategy == "uniform":
+            edges = [b / n_bins for b in range(n_bins + 1)]
+        else:
+            # as calibration_curve: np.percentile(p, np.linspace(0, 1, B + 1) * 100)
+            edges = list(np.percentile(scores, np.linspace(0, 1, n_bins + 1) * 100))
+        ece = 0.0
+        for b in range(n_bins):
+            members = [
+                i
+                for i in range(n)
+                if (scores[i] > edges[b] or b == 0)
+                and (scores[i] <= edges[b + 1] or b == n_bins - 1)
+                and not any(
+                    scores[i] <= edges[c + 1] and (scores[i] > edges[c] or c == 0)
+                    for c in range(b)
+                )
+            ]
+            gap = sum(w[i] * (targets[i] - scores[i]) for i in members)
+            ece += abs(gap)
+        total.append(ece / sum(w))
+    return float(np.mean(total))

@@ -27,6 +27,7 @@ from sklearn_selective import (
     doc_accuracy,
 )
 from sklearn_selective._accuracy import _fit_atc, _SortedScores
+from sklearn_selective._accuracy_functions import _fit_doc_regression
 from sklearn_selective.confidence import (
     get_confidence_function,
     get_confidence_function_names,
@@ -535,3 +536,121 @@ def test_score_is_the_negative_estimation_error(shifted):
         ATCEstimator(frozen), {"csf": ["msp", "negative_entropy"]}, cv=2
     ).fit(X_source, y_source)
     assert grid.best_params_["csf"] in ("msp", "negative_entropy")
+
+
+# ----------------------------------------------------------------------------
+# Regression DoC ([ATC] Sec. 1.1 and 3.1; Guillory et al. 2021)
+# ----------------------------------------------------------------------------
+def _reference_regression_doc(source, shifted, target):
+    """Transcription: per set mean MSP and accuracy, a fitted line, the estimate.
+
+    Each argument is ``(y, proba)`` (target: proba only); labels are 0..k-1.
+    """
+
+    def accuracy_and_confidence(y, proba):
+        accuracy = sum(
+            int(np.argmax(p) == t) for t, p in zip(y, proba, strict=True)
+        ) / len(y)
+        return accuracy, sum(max(p) for p in proba) / len(proba)
+
+    source_accuracy, source_confidence = accuracy_and_confidence(*source)
+    docs, drops = [], []
+    for y, proba in shifted:
+        accuracy, confidence = accuracy_and_confidence(y, proba)
+        docs.append(source_confidence - confidence)
+        drops.append(source_accuracy - accuracy)
+    slope, intercept = np.polyfit(docs, drops, deg=1)
+    target_doc = source_confidence - sum(max(p) for p in target) / len(target)
+    return min(1.0, max(0.0, source_accuracy - (intercept + slope * target_doc)))
+
+
+def test_regression_doc_matches_transcription():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        source = _draw(rng, 200)[::-1]
+        shifted = [_draw(rng, 150, tilt=tilt)[::-1] for tilt in rng.uniform(0.5, 3, 4)]
+        target = _draw(rng, 100, tilt=2.5)[0]
+        expected = _reference_regression_doc(source, shifted, target)
+        result = doc_accuracy(
+            source[0], source[1], target, shifted_sets=shifted, labels=range(4)
+        )
+        assert result == pytest.approx(expected, abs=1e-12)
+
+
+def test_regression_doc_special_cases():
+    rng = np.random.default_rng(12)
+    proba, y = _draw(rng, 300)
+    target = _draw(rng, 200, tilt=2)[0]
+    shifted = [_draw(rng, 100, tilt=t)[::-1] for t in (1.0, 2.0, 3.0)]
+    # Weights of ones change nothing; integer weights are repetitions.
+    plain = doc_accuracy(y, proba, target, shifted_sets=shifted, labels=range(4))
+    ones = [(s_y, s_p, np.ones(100)) for s_y, s_p in shifted]
+    assert doc_accuracy(
+        y, proba, target, shifted_sets=ones, labels=range(4)
+    ) == pytest.approx(plain, abs=1e-12)
+    counts = rng.integers(0, 3, 100)
+    weighted = [(shifted[0][0], shifted[0][1], counts), *shifted[1:]]
+    repeated = [
+        (np.repeat(shifted[0][0], counts), np.repeat(shifted[0][1], counts, axis=0)),
+        *shifted[1:],
+    ]
+    assert doc_accuracy(
+        y, proba, target, shifted_sets=weighted, labels=range(4)
+    ) == pytest.approx(
+        doc_accuracy(y, proba, target, shifted_sets=repeated, labels=range(4)),
+        abs=1e-12,
+    )
+    # Sets on the line drop = DoC give back the difference form.
+    slope, intercept = _fit_doc_regression([0.05, 0.1, 0.3], [0.05, 0.1, 0.3])
+    assert (slope, intercept) == pytest.approx((1.0, 0.0), abs=1e-15)
+
+
+def test_regression_doc_errors():
+    y, proba = [0, 1], [[0.9, 0.1], [0.2, 0.8]]
+    with pytest.raises(ValueError, match="at least two"):
+        doc_accuracy(y, proba, proba, shifted_sets=[(y, proba)])
+    with pytest.raises(ValueError, match="same difference of confidences"):
+        doc_accuracy(y, proba, proba, shifted_sets=[(y, proba), (y, proba)])
+    with pytest.raises(ValueError, match=r"shifted_sets\[1\] must be a tuple"):
+        doc_accuracy(y, proba, proba, shifted_sets=[(y, proba), None])
+    with pytest.raises(ValueError, match=r"shifted_sets\[0\]\[1\] \(probabilities\)"):
+        doc_accuracy(y, proba, proba, shifted_sets=[(y, proba[:1]), (y, proba)])
+    with pytest.raises(ValueError, match=r"shifted_sets\[0\]\[0\] \(labels\)"):
+        doc_accuracy(y, proba, proba, shifted_sets=[([0, 7], proba), (y, proba)])
+
+
+def test_regression_doc_estimator(shifted):
+    model, X_source, y_source, X_target, y_target = shifted
+    frozen = FrozenEstimator(model)
+    rng = np.random.default_rng(5)
+    sets = [
+        (X_source[:300] + rng.normal(scale=s, size=(300, 10)), y_source[:300])
+        for s in (0.3, 0.8, 1.5)
+    ]
+    doc = DoCEstimator(frozen).fit(X_source, y_source)
+    difference = doc.estimate_accuracy(X_target)
+    assert doc.fit_regression(sets) is doc
+    expected = doc_accuracy(
+        y_source,
+        model.predict_proba(X_source),
+        model.predict_proba(X_target),
+        shifted_sets=[(y, model.predict_proba(X)) for X, y in sets],
+    )
+    assert doc.estimate_accuracy(X_target) == pytest.approx(expected, abs=1e-12)
+    assert doc.shift_doc_.shape == doc.shift_accuracy_drop_.shape == (3,)
+    slope, intercept = np.polyfit(doc.shift_doc_, doc.shift_accuracy_drop_, 1)
+    assert doc.regression_coef_ == pytest.approx(slope)
+    assert doc.regression_intercept_ == pytest.approx(intercept, abs=1e-12)
+    # On noise of the same kind, the regression is closer than the difference form.
+    truth = np.mean(model.predict(X_target) == y_target)
+    assert abs(doc.estimate_accuracy(X_target) - truth) < abs(difference - truth)
+    # A new fit returns to the difference form.
+    doc.fit(X_source, y_source)
+    assert not hasattr(doc, "regression_coef_")
+    assert doc.estimate_accuracy(X_target) == difference
+    with pytest.raises(ValueError, match="one label per sample"):
+        doc.fit_regression([(sets[0][0], sets[0][1][:-1]), sets[1]])
+    with pytest.raises(TypeError, match="list of"):
+        doc.fit_regression(sets[0][0])
+    with pytest.raises(NotFittedError):
+        DoCEstimator(frozen).fit_regression(sets)

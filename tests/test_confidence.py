@@ -364,6 +364,22 @@ def test_logit_pnorm_is_exact_for_logits_near_the_float_limit(p):
     )
 
 
+@pytest.mark.parametrize("p", [1, 2, 3, math.inf])
+def test_logit_pnorm_is_exact_for_nearly_constant_logits(p):
+    # Logits a few units in the last place apart: the rounded mean used to
+    # centre them asymmetrically ([x, x + ulp] scored 1 instead of 2^(-1/p)).
+    x = -1e4
+    rows = [
+        [x, np.nextafter(x, 0)],
+        [x, np.nextafter(x, 0), np.nextafter(np.nextafter(x, 0), 0)],
+        [0.1, 0.1, np.nextafter(0.1, 1), 0.1],
+    ]
+    for row in rows:
+        expected = _ref_logit_pnorm(row, p)
+        assert csf_module.logit_pnorm([row], p=p)[0] == pytest.approx(expected)
+    assert csf_module.logit_pnorm([rows[0]], p=p)[0] == pytest.approx(2 ** (-1 / p))
+
+
 def test_max_logit_and_energy_are_exact_near_the_float_limit():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

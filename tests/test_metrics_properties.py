@@ -439,3 +439,46 @@ def test_e_aurc_is_exactly_zero_for_every_oracle_optimal_ranking(seed, estimator
         )
         if positive:
             assert e_aurc(None, None, merged, **kwargs) > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_binary_oracle_shortcut_matches_the_sorted_oracle(seed):
+    from sklearn_selective.metrics._core import (
+        GroupStats,
+        aurc_from_stats,
+        group_ties,
+        naurc_from_stats,
+        oracle_stats,
+    )
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 50))
+    losses = (rng.random(n) < rng.random()).astype(float)
+    w = [None, rng.random(n) * (rng.random(n) < 0.7)][seed % 2]
+    if w is not None and not w.any():
+        w[0] = 1.0
+    fast = oracle_stats(losses, w)
+    slow = GroupStats.from_samples(group_ties(-losses), losses, w)
+    np.testing.assert_allclose(fast.weight, slow.weight, rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(fast.loss, slow.loss, rtol=1e-14)
+    assert aurc_from_stats(fast) == pytest.approx(aurc_from_stats(slow), rel=1e-13)
+    stats = GroupStats.from_samples(group_ties(rng.random(n)), losses, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_allclose(
+            naurc_from_stats(stats, fast), naurc_from_stats(stats, slow), rtol=1e-12
+        )
+
+
+def test_harmonic_table_keeps_full_relative_precision():
+    """Differences of harmonic numbers from the exact fixed-point table, against a
+    correctly rounded sum (math.fsum), including gaps of one at the table's end."""
+    from sklearn_selective.metrics._core import _TABLE_SIZE, _tabulated_difference
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.integers(1, _TABLE_SIZE + 1, 200), [_TABLE_SIZE] * 3])
+    y = np.concatenate([(x[:200] * rng.random(200)).astype(int), x[200:] - [1, 2, 7]])
+    got = _tabulated_difference(x, y)
+    for a, b, value in zip(x, y, got, strict=True):
+        expected = math.fsum(1.0 / k for k in range(int(b) + 1, int(a) + 1))
+        assert value == pytest.approx(expected, rel=1e-15)

@@ -1,5 +1,6 @@
 """PerformanceMonitor and MonitoringResult."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -207,6 +208,16 @@ def test_plain_classifier_accepts_everything(setting):
     assert result.coverage.tolist() == [1.0]
     assert result.selective_accuracy[0] == pytest.approx(result.accuracy[0])
     assert np.isnan(result.accuracy_lower[0])  # n_bootstrap=0: no interval
+
+
+def test_plain_classifier_csf_is_the_atc_score(setting):
+    model, _, X_ref, y_ref, X, _ = setting
+    proba_ref, proba = model.predict_proba(X_ref), model.predict_proba(X)
+    margin = _plain(setting, "atc", csf="margin").accuracy[0]
+    # The score parameter is being renamed score -> csf (SPEC §8): accept both.
+    name = "csf" if "csf" in inspect.signature(atc_accuracy).parameters else "score"
+    expected = atc_accuracy(y_ref, proba_ref, proba, **{name: "margin"})
+    assert margin == pytest.approx(expected, abs=1e-12)
 
 
 def test_point_estimates_equal_the_functional_forms(setting):
@@ -419,15 +430,22 @@ def _simulate(method, n_repeats, n_bootstrap, seed=0):
         r = monitor.fit(X_ref, y_ref).estimate(X)
         rows.append(
             [
-                [r.accuracy[0], r.accuracy_lower[0], r.accuracy_upper[0]],
+                [
+                    r.accuracy[0],
+                    r.accuracy_lower[0],
+                    r.accuracy_upper[0],
+                    *r.accuracy_band[0],
+                ],
                 [
                     r.selective_accuracy[0],
                     r.selective_accuracy_lower[0],
                     r.selective_accuracy_upper[0],
+                    *r.selective_accuracy_band[0],
                 ],
             ]
         )
-    return np.asarray(rows), truth  # (repeats, 2 estimates, 3), (2,)
+    # (repeats, 2 estimates, [estimate, lower, upper, band low, band high]), (2,)
+    return np.asarray(rows), truth
 
 
 def _check_simulation(rows, truth, coverage_tolerance_se):
@@ -442,6 +460,9 @@ def _check_simulation(rows, truth, coverage_tolerance_se):
             k,
             covered.mean(),
         )
+        # Without shift, an estimate leaves its reference band 5 % of the time.
+        outside = (rows[:, k, 0] < rows[:, k, 3]) | (rows[:, k, 0] > rows[:, k, 4])
+        assert abs(outside.mean() - 0.05) <= 3 * nominal_se, (k, outside.mean())
 
 
 @pytest.mark.parametrize("method", ["calibrated_ac", "atc"])

@@ -711,3 +711,46 @@ def test_bad_cost_parameters(data, params, match):
     X, y, _, _ = data
     with pytest.raises(ValueError, match=match):
         SelectiveClassifier(_model(), **params).fit(X, y)
+
+
+def test_cost_rule_offers_no_inner_decision_function_and_works_with_scorers(data):
+    from sklearn_selective.metrics import get_scorer
+
+    X, y, X_new, y_new = data
+    clf = SelectiveClassifier(
+        _model(), cost_matrix=1 - np.eye(3), rejection_cost=0.3, calibration="isotonic"
+    ).fit(X, y)
+    assert not hasattr(clf, "decision_function")
+    log_proba = clf.predict_log_proba(X_new)
+    np.testing.assert_allclose(np.exp(log_proba), clf.predict_proba(X_new))
+    for name in ("neg_augrc", "uq_c_index"):
+        assert np.isfinite(get_scorer(name)(clf, X_new, y_new))
+
+
+# ------------------------------------------------------------------------------------
+# The fast prediction path (issue 15)
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n_classes", [1, 2, 5, 17])
+def test_msp_decision_is_argmax_and_max_with_ties(n_classes):
+    from sklearn_selective._decisions import msp_decision
+
+    rng = np.random.default_rng(n_classes)
+    # Quarters: many exact ties between classes; 20,000 rows span several blocks.
+    proba = rng.integers(0, 4, (20_000, n_classes)).astype(float) + 0.25
+    proba /= proba.sum(axis=1, keepdims=True)
+    index, maximum = msp_decision(proba)
+    np.testing.assert_array_equal(index, proba.argmax(axis=1))
+    np.testing.assert_array_equal(maximum, proba.max(axis=1))
+    index32, _ = msp_decision(proba.astype(np.float32))
+    np.testing.assert_array_equal(index32, proba.astype(np.float32).argmax(axis=1))
+
+
+@pytest.mark.parametrize(
+    "row", [[np.nan, 0.5, 0.5], [0.2, 0.2, 0.2], [1.5, 0.0, 0.0], [np.inf, 0, 0]]
+)
+def test_msp_decision_refuses_rows_that_are_not_probabilities(row):
+    from sklearn_selective._decisions import msp_decision
+
+    proba = np.array([[0.2, 0.3, 0.5], row])
+    with pytest.raises(ValueError, match="predict_proba returned rows"):
+        msp_decision(proba)

@@ -100,15 +100,31 @@ def _js_to_uniform_kernel(p):
     return np.sqrt(np.maximum(divergence, 0))
 
 
-def _logit_pnorm_kernel(z, p):
-    # The score is invariant to a positive rescaling of the row, so each row
-    # is divided by its largest magnitude first: centring logits of order
-    # 1e308 would otherwise overflow (the mean, and z - mean, reach inf). The
-    # centred row is rescaled again so that its p-norm cannot overflow or
-    # underflow either; the result is exact for every finite input.
-    z = z / _nonzero(row_max(np.abs(z)))[:, None]
+def _centre(z):
+    """``z - mean(z)`` per row, with the rounding error of the mean removed.
+
+    When the logits of a row differ by a few units in the last place, the
+    rounded mean is off by as much as the differences; the differences
+    ``z - mean`` are then exact (Sterbenz), so centring them once more
+    removes that error and nearly constant rows keep their exact shape.
+    """
     centred = z - z.mean(axis=1, keepdims=True)
+    centred -= centred.mean(axis=1, keepdims=True)
+    return centred
+
+
+def _logit_pnorm_kernel(z, p):
+    with np.errstate(over="ignore", invalid="ignore"):
+        centred = _centre(z)
     scale = row_max(np.abs(centred))
+    if not np.isfinite(scale).all():
+        # Logits near the float limit (1e308) overflow the mean or z - mean.
+        # The score is invariant to a positive rescaling of the row, so divide
+        # each row by its largest magnitude first; the result is exact for
+        # every finite input. (Done only when needed: it costs a pass.)
+        z = z / _nonzero(row_max(np.abs(z)))[:, None]
+        centred = _centre(z)
+        scale = row_max(np.abs(centred))
     constant = scale == 0
     centred /= _nonzero(scale)[:, None]
     if p == np.inf:

@@ -7,7 +7,9 @@ random order, sample weights as frequency weights.
 """
 
 from ._bootstrap import bootstrap_metric
+from ._calibration import expected_calibration_error
 from ._comparison import compare_confidence_functions, compare_systems
+from ._grouped import MetricByGroupResult, metric_by_group
 from ._ranking import uq_auc, uq_c_index
 from ._results import (
     BootstrapResult,
@@ -32,24 +34,29 @@ from ._scorers import (
     make_risk_at_coverage_scorer,
     make_selective_scorer,
 )
+from ._weights import aurc_weights
 
 __all__ = [
     "BootstrapResult",
     "ConfidenceComparisonResult",
+    "MetricByGroupResult",
     "SystemComparisonResult",
     "augrc",
     "aurc",
+    "aurc_weights",
     "bootstrap_metric",
     "compare_confidence_functions",
     "compare_systems",
     "coverage_at_risk",
     "e_aurc",
+    "expected_calibration_error",
     "generalized_risk_coverage_curve",
     "get_scorer",
     "get_scorer_names",
     "make_coverage_at_risk_scorer",
     "make_risk_at_coverage_scorer",
     "make_selective_scorer",
+    "metric_by_group",
     "naurc",
     "risk_coverage_curve",
     "sele",

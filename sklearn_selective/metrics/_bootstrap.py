@@ -10,15 +10,18 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._docstrings import fill_doc
+from ._draws import (
+    _bootstrap_counts,
+    _bootstrap_indices,
+    _check_generator,
+    _counts,
+    _jackknife_counts,
+)
 from ._intervals import _METHODS, _interval, _warn_undefined
 from ._resampling import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,
-    _bootstrap_indices,
-    _check_generator,
     _check_resampling_inputs,
-    _counts,
-    _jackknife_indices,
     _resample_evaluator,
     _resolve_metric,
 )
@@ -63,13 +66,15 @@ def bootstrap_metric(
     read off that bootstrap distribution, with the conventions and names of
     :func:`scipy.stats.bootstrap`.
 
-    For this package's metrics the data are sorted and grouped by confidence
-    once and the per-sample losses computed once; every resample is then a
-    vector of counts used as integer sample weights (integer weights are the
-    same as repeated samples, exactly), and blocks of resamples are evaluated
-    at once in bounded memory. Any other metric is called on index-resampled
-    copies of the data, optionally in parallel. Both paths draw the same
-    resamples, so they give the same result.
+    Every resample is drawn as a vector of counts (how often each sample is
+    drawn). For this package's metrics the data are sorted and grouped by
+    confidence once and the per-sample losses computed once; the counts are
+    then integer sample weights on the sorted data (integer weights are the
+    same as repeated samples, exactly), evaluated a few resamples and a
+    cache-sized chunk of samples at a time in bounded memory. Any other metric
+    is called on the resampled copies of the data (each sample repeated by its
+    count), optionally in parallel. Both paths see the same resamples, so they
+    give the same result.
 
     Parameters
     ----------
@@ -133,8 +138,11 @@ def bootstrap_metric(
     result : BootstrapResult
         With attributes ``statistic`` (the metric on the original data, a
         float), ``confidence_interval`` (a named tuple ``(low, high)``),
-        ``standard_error`` (float) and ``bootstrap_distribution`` (ndarray of
-        shape ``(n_resamples,)``).
+        ``standard_error`` (float), ``bootstrap_distribution`` (ndarray of
+        shape ``(n_resamples,)``), ``metric``, ``confidence_level`` and
+        ``method``. ``print(result)`` shows a one-line summary;
+        ``result.to_dict()``, ``result.to_json()`` and ``result.to_frame()``
+        return it as data.
 
     Warns
     -----
@@ -149,14 +157,20 @@ def bootstrap_metric(
     --------
     compare_confidence_functions : Paired bootstrap comparison of several
         confidence score functions.
+    compare_systems : Paired bootstrap comparison of whole systems.
     scipy.stats.bootstrap : The general-purpose bootstrap this follows.
 
     Notes
     -----
-    Resamples are drawn as blocks of indices ``rng.integers(0, n, (b, n))``,
-    like :func:`scipy.stats.bootstrap` draws them, and a BCa interval uses
-    the same formulas, so for a ``numpy.random.Generator`` in the same state
-    both produce the same resamples and intervals.
+    A resample's counts have the multinomial distribution
+    ``Multinomial(n; 1/n, ..., 1/n)`` of the ordinary (nonparametric)
+    bootstrap. They are drawn in two exact stages that keep the work in
+    cache: the totals of consecutive chunks of at most 65,536 samples are one
+    multinomial draw, and each chunk's total is spread over its samples by
+    uniform draws. The intervals use the formulas of
+    :func:`scipy.stats.bootstrap` (on the same resamples both give the same
+    intervals), but the resamples differ from the index draws of
+    :func:`scipy.stats.bootstrap` for the same seed.
 
     The percentile interval of a metric estimated from a finite sample
     inherits its bias: the finite-sample AURC estimators of [AURC] depend on
@@ -209,12 +223,12 @@ def bootstrap_metric(
     )
     rng = _check_generator(random_state)
     values = _resample_evaluator(metric, arrays, metric_kwargs, n_jobs)
-    distribution = values(_bootstrap_indices(rng, n_samples, n_resamples))
+    distribution = values(_bootstrap_counts(rng, n_samples, n_resamples))
     defined = distribution[~np.isnan(distribution)]
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
     jackknife = None
     if method == "bca":
-        jackknife = values(_jackknife_indices(n_samples))
+        jackknife = values(_jackknife_counts(n_samples))
         _warn_undefined(
             np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
         )

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._docstrings import fill_doc
+from ._draws import _check_generator
 from ._paired import (
     _check_entries,
     _comparison_kwargs,
@@ -23,7 +24,6 @@ from ._resampling import (
     _GREATER_IS_BETTER,
     _RESAMPLING_CONSTRAINTS,
     _as_samples,
-    _check_generator,
     _check_resampling_inputs,
 )
 from ._results import ConfidenceComparisonResult, SystemComparisonResult

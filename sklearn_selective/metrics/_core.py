@@ -303,17 +303,35 @@ def rescaled_stats(stats, scale_weight=True):
 def aurc_from_stats(stats, estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
     stats, exponent = rescaled_stats(stats, scale_weight=False)
-    below, upto = stats.bounds
-    n = upto[..., -1]
     alpha_function = ALPHA_ESTIMATORS[estimator]
     # Only groups with a loss contribute: evaluate the special functions there only.
     if stats.loss.ndim == 1:
         with_loss = np.flatnonzero(stats.loss)
-        alpha = alpha_function(
-            below[with_loss], upto[with_loss], np.broadcast_to(n, with_loss.shape)
-        )
+        weight = stats.weight
+        if weight.strides[0] == 0:  # constant weights: positions in closed form
+            size = weight.shape[0]
+            if (
+                alpha_function is _harmonic_alpha
+                and weight[0] == 1.0
+                and size <= _TABLE_SIZE
+            ):  # unit weights, no ties: alpha = H_n - H_{n - r}, from the table
+                alpha = _tabulated_difference(size, size - 1 - with_loss)
+                total = np.dot(alpha, stats.loss[with_loss])
+                return np.ldexp(total / size, exponent)
+            upto = (with_loss + 1.0) * weight[0]
+            below = with_loss * float(weight[0])
+            n = weight.shape[0] * float(weight[0])
+        else:
+            cumulative = np.cumsum(weight)
+            n = float(cumulative[-1])
+            upto = cumulative[with_loss]
+            del cumulative
+            below = upto - weight[with_loss]
+        alpha = alpha_function(below, upto, np.broadcast_to(n, with_loss.shape))
         total = np.dot(alpha, stats.loss[with_loss])
         return np.ldexp(total / n, exponent)
+    below, upto = stats.bounds
+    n = upto[..., -1]
     n_groups = upto.shape[-1]
     with_loss = np.flatnonzero(stats.loss)
     row = with_loss // n_groups
@@ -327,19 +345,60 @@ def aurc_from_stats(stats, estimator="harmonic"):
     return np.ldexp(total / n, exponent)
 
 
+def _cumulative(weight):
+    """``(upto, total)`` for 1-D weights, with ``upto = cumsum(weight)``."""
+    if weight.strides[0] == 0:  # constant (unit) weights, a broadcast view
+        upto = np.arange(1, weight.shape[0] + 1, dtype=np.float64)
+        if weight[0] != 1.0:
+            upto *= weight[0]
+    else:
+        upto = np.cumsum(weight)
+    return upto, float(upto[-1])
+
+
+def _subtract_half(upto, weight, offset=0.0):
+    """In place: ``upto - weight / 2 + offset``, the middle of each group."""
+    if weight.strides[0] == 0:
+        upto -= 0.5 * float(weight[0]) - offset
+    else:
+        upto -= 0.5 * weight
+        if offset:
+            upto += offset
+    return upto
+
+
 def sele_from_stats(stats):
     """SELE score ``sum_i r_i l_i / n^2`` with mid-ranks ([AURC] Eq. 33)."""
     stats, exponent = rescaled_stats(stats, scale_weight=False)
-    below, upto = stats.bounds
-    n = upto[..., -1:]
-    # Divided by n before the product: frequency weights can be huge.
-    value = ((stats.loss / n) * ((below + upto + 1.0) / (2.0 * n))).sum(axis=-1)
+    # The 1-D path makes the same floating-point operations as the batched one
+    # (for integer weights), so that a bootstrap reproduces the point estimate.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if stats.loss.ndim == 1:
+            upto, n = _cumulative(stats.weight)
+            terms = _subtract_half(upto, stats.weight, offset=0.5)
+            terms *= stats.loss
+            value = terms.sum() / n**2
+        else:
+            below, upto = stats.bounds
+            n = upto[..., -1]
+            value = (stats.loss * ((below + upto + 1.0) / 2.0)).sum(axis=-1) / n**2
+    if not np.all(np.isfinite(value)):  # huge frequency weights: divide first
+        below, upto = stats.bounds
+        n = upto[..., -1:]
+        value = ((stats.loss / n) * ((below + upto + 1.0) / (2.0 * n))).sum(axis=-1)
     return np.ldexp(value, exponent)
 
 
 def augrc_from_stats(stats):
     """Trapezoidal area under the generalized risk-coverage curve ([AUGRC] Eq. 6)."""
     stats, exponent = rescaled_stats(stats)
+    # Weights and losses are at most 1 after rescaling. The 1-D path makes the same
+    # floating-point operations as the batched one for integer weights.
+    if stats.loss.ndim == 1:
+        upto, total = _cumulative(stats.weight)
+        terms = _subtract_half(upto, stats.weight)
+        terms *= stats.loss
+        return np.ldexp(terms.sum() / total**2, exponent)
     below, upto = stats.bounds
     total = upto[..., -1]
     value = (stats.loss * (below + upto) / 2.0).sum(axis=-1) / total**2
@@ -357,6 +416,15 @@ def failure_auc_from_stats(stats):
             np.ldexp(stats.weight, -exponent), np.ldexp(stats.loss, -exponent)
         )
     failures = stats.loss
+    if failures.ndim == 1:
+        failures_middle, _ = _cumulative(failures)
+        failures_middle = _subtract_half(failures_middle, failures)
+        correct = np.subtract(stats.weight, failures)
+        n_correct = correct.sum()  # exactly 0 when every prediction fails
+        failures_middle *= correct
+        concordant = failures_middle.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return concordant / (n_correct * failures.sum())
     correct = stats.weight - failures
     failures_below = np.cumsum(failures, axis=-1) - failures
     n_failures = failures.sum(axis=-1)
@@ -368,6 +436,8 @@ def failure_auc_from_stats(stats):
 
 def oracle_stats(losses, sample_weight):
     """Group statistics of the oracle ranking, confidence = -loss."""
+    if losses.ndim == 1 and np.count_nonzero(losses) == np.count_nonzero(losses == 1):
+        return _binary_oracle_stats(losses, sample_weight)
     groups = group_ties(-losses)
     return GroupStats.from_samples(groups, losses, sample_weight)
 
@@ -393,6 +463,21 @@ def is_oracle_order(groups, losses, sample_weight=None):
     return bool(np.all((later <= earlier) & ((later == earlier) | new_group)))
 
 
+def _binary_oracle_stats(losses, sample_weight):
+    """Oracle statistics of 0/1 losses without sorting: failures, then successes
+    (the groups of a weight of zero are left out, as :func:`group_ties` would)."""
+    failures = np.count_nonzero(losses)
+    if sample_weight is None:
+        weight = np.array([failures, losses.shape[0] - failures], dtype=np.float64)
+        loss = np.array([failures, 0.0])
+    else:
+        failed = float(np.dot(sample_weight, losses))
+        weight = np.array([failed, float(np.dot(sample_weight, losses == 0))])
+        loss = np.array([failed, 0.0])
+    present = [failures > 0, failures < losses.shape[0]]
+    return GroupStats(weight[present], loss[present])
+
+
 def e_aurc_from_stats(stats, oracle, estimator="harmonic"):
     """AURC minus the oracle's AURC, clipped at 0 against rounding; batched."""
     excess = aurc_from_stats(stats, estimator) - aurc_from_stats(oracle, estimator)
@@ -413,7 +498,12 @@ def naurc_from_stats(stats, oracle, estimator="harmonic"):
         stats = GroupStats(stats.weight, np.ldexp(stats.loss, -exponent))
         oracle = GroupStats(oracle.weight, np.ldexp(oracle.loss, -exponent))
     oracle_value = aurc_from_stats(oracle, estimator)
-    excess = np.maximum(aurc_from_stats(stats, estimator) - oracle_value, 0.0)
+    return naurc_from_values(aurc_from_stats(stats, estimator), oracle_value, oracle)
+
+
+def naurc_from_values(value, oracle_value, oracle):
+    """:func:`naurc_from_stats` from the AURC of the ranking and of the oracle."""
+    excess = np.maximum(value - oracle_value, 0.0)
     random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
     undefined = (np.count_nonzero(oracle.weight, axis=-1) < 2) | (
         random_minus_oracle <= 0
@@ -430,6 +520,9 @@ def descending_curve(stats):
     (ascending order) that carry weight.
     """
     keep = stats.weight > 0
+    if keep.all():  # no copies
+        upto = _cumulative(stats.weight[::-1])[0]
+        return upto, np.cumsum(stats.loss[::-1]), keep
     weight = stats.weight[keep][::-1]
     loss = stats.loss[keep][::-1]
     return np.cumsum(weight), np.cumsum(loss), keep
@@ -444,6 +537,14 @@ def selective_risk_at_coverage_from_stats(stats, coverage):
     stats, exponent = rescaled_stats(stats)
     weight = stats.weight[..., ::-1]
     loss = stats.loss[..., ::-1]
+    if weight.ndim == 1:  # only the boundary group is accepted in part
+        upto, total = _cumulative(weight)
+        accepted = coverage * total
+        boundary = min(int(np.searchsorted(upto, accepted)), upto.shape[0] - 1)
+        below = float(upto[boundary] - weight[boundary])
+        share = min(max((accepted - below) / float(weight[boundary]), 0.0), 1.0)
+        risk = (float(np.sum(loss[:boundary])) + share * loss[boundary]) / accepted
+        return np.ldexp(risk, exponent)
     accepted = coverage * weight.sum(axis=-1, keepdims=True)
     upto = np.cumsum(weight, axis=-1)
     below = upto - weight
@@ -459,9 +560,13 @@ def coverage_at_risk_from_stats(stats, risk):
     """
     stats, exponent = rescaled_stats(stats)
     if np.any(exponent):  # the target in the scaled loss units
-        risk = np.expand_dims(np.ldexp(risk, -exponent), -1)
+        risk = np.ldexp(risk, -exponent)
+        if np.ndim(risk):
+            risk = np.expand_dims(risk, -1)
     weight = stats.weight[..., ::-1]
     loss = stats.loss[..., ::-1]
+    if weight.ndim == 1:
+        return _coverage_at_risk_1d(weight, loss, risk)
     keep = weight > 0
     total = weight.sum(axis=-1)
     upto = np.cumsum(weight, axis=-1)
@@ -477,3 +582,31 @@ def coverage_at_risk_from_stats(stats, risk):
         crossing = (below * mean_loss - loss_below) / (mean_loss - risk)
     largest = np.where(end_feasible, upto, np.where(start_feasible, crossing, 0.0))
     return np.clip(largest.max(axis=-1), 0.0, total) / total
+
+
+def _coverage_at_risk_1d(weight, loss, risk):
+    """:func:`coverage_at_risk_from_stats` for one ranking (most confident first).
+
+    The largest feasible accepted weight is the end of the last group whose end
+    is feasible, or a crossing inside the next group of positive weight (whose
+    start is then feasible): every later group has an infeasible start and end,
+    and the risk is monotone inside a group.
+    """
+    upto, total = _cumulative(weight)
+    loss_upto = np.cumsum(loss)
+    feasible = loss_upto <= risk * upto
+    feasible &= weight > 0
+    last = upto.shape[0] - 1 - int(np.argmax(feasible[::-1]))
+    if not feasible[last]:
+        return 0.0  # the start of the first group (below = 0) is never feasible
+    largest = float(upto[last])
+    following = np.flatnonzero(weight[last + 1 :] > 0)
+    if following.size:
+        group = last + 1 + int(following[0])
+        mean_loss = float(loss[group]) / float(weight[group])
+        if mean_loss > risk:
+            below, loss_below = float(upto[group - 1]), float(loss_upto[group - 1])
+            largest = max(
+                largest, (below * mean_loss - loss_below) / (mean_loss - risk)
+            )
+    return min(max(largest, 0.0), total) / total

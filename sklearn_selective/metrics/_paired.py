@@ -14,13 +14,12 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
+from ._draws import _bootstrap_counts
 from ._intervals import _interval, _warn_undefined
 from ._resampling import (
     _FAST_PATHS,
     _GREATER_IS_BETTER,
     _METRICS,
-    _bootstrap_indices,
-    _counts,
     _evaluate_counts,
     _positive_weight,
     _resolve_metric,
@@ -88,8 +87,7 @@ def _paired_distribution(entries, n_samples, sample_weight, n_resamples, rng):
     """
     positive = _positive_weight(sample_weight)
     blocks = []
-    for indices in _bootstrap_indices(rng, n_samples, n_resamples):
-        counts = _counts(indices, n_samples)
+    for counts in _bootstrap_counts(rng, n_samples, n_resamples):
         columns = [
             np.mean([_evaluate_counts(run, counts, positive) for run in runs], axis=0)
             for runs in entries

@@ -4,19 +4,25 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_array, column_or_1d
 from sklearn.utils._param_validation import StrOptions
 
 from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
 from ._docstrings import fill_doc
 from ._params import validate_params
 from ._validation import (
+    _as_labels,
     _check_binary_failures,
     _check_confidence,
     _check_probabilities,
     _check_sample_weight,
+    _true_class_proba,
     _validate_risk_inputs,
 )
+
+try:  # the compiled discordant-pair count behind scipy.stats.kendalltau
+    from scipy.stats._stats import _kendall_dis
+except ImportError:  # pragma: no cover - private scipy API; exact fallback below
+    _kendall_dis = None
 
 
 @validate_params(
@@ -219,7 +225,11 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
         True labels.
 
     y_proba : array-like of shape (n_samples, n_classes)
-        Predicted class probabilities, columns ordered as ``labels``.
+        Predicted class probabilities, columns ordered as ``labels``. Each row
+        must sum to 1 within ``n_classes * max(eps, 1e-4)``, ``eps`` being the
+        machine epsilon of the array's dtype: the tolerance of the confidence
+        functions, which accepts float16 and float32 rows and probabilities
+        rounded to 4 decimals.
 
     confidence : array-like of shape (n_samples,)
         Confidence score of each prediction; higher means more confident.
@@ -256,8 +266,8 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
     """
     confidence = _check_confidence(confidence)
     n_samples = confidence.shape[0]
-    y_true = column_or_1d(y_true, dtype=None)
-    y_proba = check_array(y_proba, ensure_2d=False, dtype=None, input_name="y_proba")
+    y_true = _as_labels(y_true, "y_true")
+    y_proba = _as_labels(y_proba, "y_proba", ndim=(1, 2))
     if y_true.shape[0] != n_samples or y_proba.shape[0] != n_samples:
         raise ValueError(
             f"y_true, y_proba and confidence must have the same number of samples; "
@@ -267,12 +277,75 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
         y_true, y_proba, labels, "uq_c_index"
     )
     sample_weight = _check_sample_weight(sample_weight, n_samples)
-    if sample_weight is not None:  # scale invariant: exact powers of two only
-        sample_weight = np.ldexp(sample_weight, -_scale_exponent(sample_weight))
-    gap = 1.0 - y_proba[np.arange(n_samples), true_column]
-
+    gap = 1.0 - _true_class_proba(y_proba, true_column)
     confidence_groups = group_ties(confidence)
     gap_groups = group_ties(gap)
+    if sample_weight is None and _kendall_dis is not None:
+        numerator, denominator = _unit_concordance(confidence_groups, gap_groups)
+    else:
+        numerator, denominator = _weighted_concordance(
+            confidence_groups, gap_groups, sample_weight
+        )
+    if denominator <= 0:
+        warnings.warn(
+            "uq_c_index is undefined when no two samples (with positive weight) "
+            "have different probability gaps. Returning nan.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return float("nan")
+    return float(numerator / denominator)
+
+
+def _sorted_dense_rank(groups):
+    """Dense rank (from 1) of each sample, in the sorted order of ``groups``."""
+    n_samples = groups.order.shape[0]
+    if groups.starts is None:
+        return np.arange(1, n_samples + 1, dtype=np.intp)
+    is_start = np.zeros(n_samples, dtype=np.intp)
+    is_start[groups.starts] = 1
+    return np.cumsum(is_start)
+
+
+def _unit_concordance(confidence_groups, gap_groups):
+    """``2 (concordant + tied / 2)`` and ``2 comparable`` for unit weights, in
+    exact integers.
+
+    scipy's compiled discordant-pair count (the Fenwick tree behind
+    :func:`scipy.stats.kendalltau`) counts the pairs with ``gap_i < gap_j`` and
+    ``g_i > g_j`` once the samples are sorted by gap: exactly the concordant
+    pairs. The pairs tied in confidence only count half.
+    """
+    n_samples = gap_groups.order.shape[0]
+    gap_rank = _sorted_dense_rank(gap_groups)
+    confidence_rank = np.take(confidence_groups.group_index + 1, gap_groups.order)
+    concordant = int(_kendall_dis(gap_rank, confidence_rank))
+    gap_squares = _squared_count(gap_groups)
+    confidence_squares = _squared_count(confidence_groups)
+    if gap_groups.starts is None or confidence_groups.starts is None:
+        joint_squares = n_samples  # every joint group is a single sample
+    else:
+        key = gap_rank.astype(np.int64) * (confidence_groups.n_groups + 1)
+        key += confidence_rank
+        _, counts = np.unique(key, return_counts=True)
+        joint_squares = int(np.dot(counts, counts))
+    tied = confidence_squares - joint_squares  # ordered pairs: twice the count
+    comparable = n_samples * n_samples - gap_squares  # twice the count
+    return 2 * concordant + tied // 2, comparable
+
+
+def _squared_count(groups):
+    """``sum_groups size^2`` as an exact integer."""
+    if groups.starts is None:
+        return groups.order.shape[0]
+    sizes = np.diff(groups.starts, append=groups.order.shape[0])
+    return int(np.dot(sizes, sizes))
+
+
+def _weighted_concordance(confidence_groups, gap_groups, sample_weight):
+    """``concordant + tied / 2`` and ``comparable`` with real weights."""
+    if sample_weight is not None:  # scale invariant: exact powers of two only
+        sample_weight = np.ldexp(sample_weight, -_scale_exponent(sample_weight))
     # Concordant pairs (gap_i < gap_j, g_i > g_j) are the inversions of the ranks of
     # one variable once samples are sorted by (other variable, this variable): ties
     # of the sort key are then never inverted. Decompose the variable with fewer
@@ -295,12 +368,4 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
         _squared_group_weight(confidence_groups, sample_weight)
         - _squared_group_weight(joint_groups, sample_weight)
     ) / 2.0
-    if comparable <= 0:
-        warnings.warn(
-            "uq_c_index is undefined when no two samples (with positive weight) "
-            "have different probability gaps. Returning nan.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        return float("nan")
-    return float((concordant + tied / 2.0) / comparable)
+    return concordant + tied / 2.0, comparable

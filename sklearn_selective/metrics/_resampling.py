@@ -1,16 +1,11 @@
 """Bootstrap resamples and the metric on each of them.
 
-Integer sample weights are the same as repeated samples (SPEC section 1), so a
-bootstrap resample is a vector of counts on the data. For this package's metrics the
-samples are sorted and grouped by confidence **once**; every resample is then a row
-of counts used as integer sample weights on the sorted arrays, and a whole block of
-resamples is evaluated at once by the batched functions of ``_core``. Any other
-metric is called on index-resampled copies of the data.
-
-Both paths draw exactly the same resamples from the same generator, as blocks of
-indices ``rng.integers(0, n, (block, n))`` (the draw of
-:func:`scipy.stats.bootstrap`); the fast path turns each row of indices into counts.
-So the two paths give the same bootstrap distribution, to rounding.
+A resample is a vector of counts (``_draws``). This package's metrics take a fast
+path: the risk metrics evaluate the counts on the once-sorted samples
+(``_risk_resampler``), ``uq_c_index`` one resample at a time on its once-built
+structure. Any other metric is called on index-resampled copies of the data (each
+sample repeated by its count). Both paths see the same resamples, so they give the
+same bootstrap distribution, to rounding.
 """
 
 import warnings
@@ -21,17 +16,9 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
 from ._core import (
-    GroupStats,
-    augrc_from_stats,
-    aurc_from_stats,
-    coverage_at_risk_from_stats,
-    e_aurc_from_stats,
-    failure_auc_from_stats,
     group_ties,
-    naurc_from_stats,
-    sele_from_stats,
-    selective_risk_at_coverage_from_stats,
 )
+from ._draws import _indices
 from ._ranking import _squared_group_weight, _weighted_inversions, uq_auc, uq_c_index
 from ._risk_coverage import (
     augrc,
@@ -42,18 +29,22 @@ from ._risk_coverage import (
     sele,
     selective_risk_at_coverage,
 )
+from ._risk_resampler import (
+    _augrc_values,
+    _aurc_values,
+    _coverage_at_risk_values,
+    _e_aurc_values,
+    _naurc_values,
+    _risk_path,
+    _sele_values,
+    _selective_risk_at_coverage_values,
+    _uq_auc_values,
+)
 from ._validation import (
     _check_confidence,
     _check_probabilities,
     _check_sample_weight,
-    _validate_risk_inputs,
 )
-
-# A block of resamples holds at most this many (resample, sample) entries (at least
-# one resample), which bounds memory whatever n_resamples is. Small blocks keep the
-# fast path's temporaries in cache and below the allocator's mmap threshold: at
-# n = 1e4, 2**14 is ~2.5x faster than 2**16 and ~3x faster than 2**21.
-_BLOCK_ELEMENTS = 2**14
 
 # Whether a larger value of each package metric is better.
 _GREATER_IS_BETTER = {
@@ -81,152 +72,6 @@ _METRICS = {
         uq_c_index,
     )
 }
-
-
-# --------------------------------------------------------------------------------------
-# Resamples: blocks of indices, and the counts they stand for.
-# --------------------------------------------------------------------------------------
-def _check_generator(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(
-            random_state.randint(2**32, size=4, dtype=np.uint64)
-        )
-    return np.random.default_rng(random_state)
-
-
-def _block_size(n_samples):
-    return max(1, _BLOCK_ELEMENTS // n_samples)
-
-
-def _bootstrap_indices(rng, n_samples, n_resamples):
-    """Blocks of resampled indices, shape ``(block, n_samples)``, drawn in order."""
-    step = _block_size(n_samples)
-    for start in range(0, n_resamples, step):
-        rows = min(step, n_resamples - start)
-        yield rng.integers(0, n_samples, (rows, n_samples))
-
-
-def _jackknife_indices(n_samples):
-    """Blocks of leave-one-out indices, shape ``(block, n_samples - 1)``."""
-    step = _block_size(n_samples)
-    for start in range(0, n_samples, step):
-        rows = min(step, n_samples - start)
-        keep = np.ones((rows, n_samples), dtype=bool)
-        keep[np.arange(rows), np.arange(start, start + rows)] = False
-        yield np.broadcast_to(np.arange(n_samples), keep.shape)[keep].reshape(rows, -1)
-
-
-def _counts(indices, n_samples):
-    """How often each sample occurs in each row of ``indices`` (overwritten)."""
-    rows = indices.shape[0]
-    if rows == 1:
-        return np.bincount(indices[0], minlength=n_samples)[None]
-    indices += (np.arange(rows) * n_samples)[:, None]
-    counts = np.bincount(indices.ravel(), minlength=rows * n_samples)
-    return counts.reshape(rows, n_samples)
-
-
-# --------------------------------------------------------------------------------------
-# Fast path: sort once, then evaluate blocks of count vectors at once.
-# --------------------------------------------------------------------------------------
-class _RiskResampler:
-    """Samples sorted by confidence once; resamples become batched group stats."""
-
-    def __init__(self, confidence, losses, sample_weight):
-        groups = group_ties(confidence)
-        self._order = groups.order
-        self._starts = groups.starts
-        self.losses = losses[groups.order]
-        self._weight = None if sample_weight is None else sample_weight[groups.order]
-        self._oracle_groups = None
-
-    def sorted_weight(self, counts):
-        """Sample weights, ascending confidence, of count vectors ``(b, n)``."""
-        counts = np.take(counts, self._order, axis=1)
-        if self._weight is None:
-            return counts.astype(np.float64)
-        return counts * self._weight
-
-    def stats(self, weight):
-        loss = weight * self.losses
-        if self._starts is None:
-            return GroupStats(weight, loss)
-        return GroupStats(
-            np.add.reduceat(weight, self._starts, axis=-1),
-            np.add.reduceat(loss, self._starts, axis=-1),
-        )
-
-    def oracle_stats(self, weight):
-        """Group stats of the oracle ranking (confidence = -loss)."""
-        if self._oracle_groups is None:
-            self._oracle_groups = group_ties(-self.losses)
-        return GroupStats.from_samples(self._oracle_groups, self.losses, weight)
-
-
-def _aurc_values(resampler, weight, estimator="harmonic"):
-    return aurc_from_stats(resampler.stats(weight), estimator)
-
-
-def _sele_values(resampler, weight):
-    return sele_from_stats(resampler.stats(weight))
-
-
-def _augrc_values(resampler, weight):
-    return augrc_from_stats(resampler.stats(weight))
-
-
-def _uq_auc_values(resampler, weight):
-    return failure_auc_from_stats(resampler.stats(weight))
-
-
-def _e_aurc_values(resampler, weight, estimator="harmonic"):
-    stats, oracle = resampler.stats(weight), resampler.oracle_stats(weight)
-    return e_aurc_from_stats(stats, oracle, estimator)
-
-
-def _naurc_values(resampler, weight, estimator="harmonic"):
-    stats, oracle = resampler.stats(weight), resampler.oracle_stats(weight)
-    return naurc_from_stats(stats, oracle, estimator)
-
-
-def _selective_risk_at_coverage_values(resampler, weight, coverage):
-    return selective_risk_at_coverage_from_stats(resampler.stats(weight), coverage)
-
-
-def _coverage_at_risk_values(resampler, weight, risk):
-    return coverage_at_risk_from_stats(resampler.stats(weight), risk)
-
-
-def _risk_path(values):
-    """Fast path of a metric of per-sample losses: ``values(resampler, weight)``."""
-
-    def prepare(
-        y_true,
-        y_pred,
-        confidence,
-        sample_weight,
-        loss="zero_one",
-        labels=None,
-        **params,
-    ):
-        confidence, losses, sample_weight = _validate_risk_inputs(
-            y_true,
-            y_pred,
-            confidence,
-            loss=loss,
-            sample_weight=sample_weight,
-            labels=labels,
-        )
-        resampler = _RiskResampler(confidence, losses, sample_weight)
-
-        def evaluate(counts):
-            return values(resampler, resampler.sorted_weight(counts), **params)
-
-        return evaluate
-
-    return prepare
 
 
 class _ConcordanceResampler:
@@ -311,19 +156,17 @@ def _evaluate_counts(evaluate, counts, positive):
     return values
 
 
-def _fast_values(evaluate, index_blocks, n_samples, positive):
+def _fast_values(evaluate, count_blocks, positive):
     return np.concatenate(
-        [
-            _evaluate_counts(evaluate, _counts(indices, n_samples), positive)
-            for indices in index_blocks
-        ]
+        [_evaluate_counts(evaluate, counts, positive) for counts in count_blocks]
     )
 
 
 # --------------------------------------------------------------------------------------
 # Generic path: call the metric on index-resampled copies of the data.
 # --------------------------------------------------------------------------------------
-def _call_metric(metric, arrays, kwargs, indices):
+def _call_metric(metric, arrays, kwargs, counts):
+    indices = _indices(counts)
     y_true, y_pred, confidence, sample_weight, loss = (
         None if array is None else array[indices] for array in arrays
     )
@@ -338,14 +181,13 @@ def _call_metric(metric, arrays, kwargs, indices):
         return float(metric(y_true, y_pred, confidence, **kwargs))
 
 
-def _generic_values(metric, arrays, kwargs, index_blocks, n_jobs):
+def _generic_values(metric, arrays, kwargs, count_blocks, n_jobs):
     values = []
     with Parallel(n_jobs=n_jobs) as parallel:
-        for indices in index_blocks:
+        for counts in count_blocks:
             values.extend(
                 parallel(
-                    delayed(_call_metric)(metric, arrays, kwargs, row)
-                    for row in indices
+                    delayed(_call_metric)(metric, arrays, kwargs, row) for row in counts
                 )
             )
     return np.asarray(values, dtype=np.float64)
@@ -390,7 +232,7 @@ _RESAMPLING_CONSTRAINTS = {
 
 
 def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
-    """``values(index_blocks)``: the metric on each resample of ``arrays``.
+    """``values(count_blocks)``: the metric on each resample of ``arrays``.
 
     ``arrays`` are the checked ``(y_true, y_pred, confidence, sample_weight)``;
     this package's metrics take the fast path, any other callable the generic one.
@@ -402,8 +244,8 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
         evaluate = prepare(y_true, y_pred, confidence, sample_weight, **metric_kwargs)
         positive = _positive_weight(sample_weight)
 
-        def values(index_blocks):
-            return _fast_values(evaluate, index_blocks, n_samples, positive)
+        def values(count_blocks):
+            return _fast_values(evaluate, count_blocks, positive)
 
         return values
 
@@ -417,7 +259,7 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
         loss_samples = _as_samples(loss, "loss", n_samples)
     generic_arrays = (y_true, y_pred, confidence, sample_weight, loss_samples)
 
-    def values(index_blocks):
-        return _generic_values(metric, generic_arrays, kwargs, index_blocks, n_jobs)
+    def values(count_blocks):
+        return _generic_values(metric, generic_arrays, kwargs, count_blocks, n_jobs)
 
     return values

@@ -7,6 +7,13 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._area_options import (
+    AURC_OPTION_ESTIMATORS,
+    ORACLES,
+    augrc_with_options,
+    aurc_with_options,
+    e_aurc_with_options,
+)
 from ._core import (
     ALPHA_ESTIMATORS,
     GroupStats,
@@ -14,10 +21,9 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     descending_curve,
-    e_aurc_from_stats,
     group_ties,
     is_oracle_order,
-    naurc_from_stats,
+    naurc_from_values,
     oracle_stats,
     rescaled_stats,
     scale_losses,
@@ -37,6 +43,19 @@ RISK_METRIC_CONSTRAINTS = {
     "labels": ["array-like", None],
 }
 _ESTIMATOR_CONSTRAINT = {"estimator": [StrOptions(set(ALPHA_ESTIMATORS))]}
+# Options of aurc/augrc/e_aurc computed in _area_options (never the defaults).
+_AREA_OPTION_CONSTRAINTS = {
+    "estimator": [StrOptions(set(ALPHA_ESTIMATORS) | AURC_OPTION_ESTIMATORS)],
+    "coverage_range": ["array-like", None],
+    "class_balanced": ["boolean"],
+}
+_AUGRC_OPTION_CONSTRAINTS = {
+    key: _AREA_OPTION_CONSTRAINTS[key] for key in ("coverage_range", "class_balanced")
+}
+_ORACLE_CONSTRAINT = {
+    "estimator": _AREA_OPTION_CONSTRAINTS["estimator"],
+    "oracle": [StrOptions(ORACLES)],
+}
 
 
 def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
@@ -76,12 +95,18 @@ def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized)
     # Exact power-of-two scaling: the cumulative sums cannot overflow.
     scaled, exponent = rescaled_stats(stats)
     exponent += loss_exponent
-    accepted_weight, accepted_loss, keep = descending_curve(scaled)
+    values = groups.values
+    del groups, stats  # free the sort order before the curve's arrays
+    accepted_weight, risk, keep = descending_curve(scaled)
+    del scaled
     total = accepted_weight[-1]
-    risk = np.ldexp(
-        accepted_loss / (total if generalized else accepted_weight), exponent
-    )
-    return accepted_weight / total, risk, groups.values[keep][::-1]
+    # In place: the accepted loss becomes the risk, the weight the coverage.
+    np.divide(risk, total if generalized else accepted_weight, out=risk)
+    if exponent:
+        np.ldexp(risk, exponent, out=risk)
+    accepted_weight /= total
+    thresholds = values[::-1] if keep.all() else values[keep][::-1]
+    return accepted_weight, risk, thresholds
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -122,7 +147,8 @@ def risk_coverage_curve(
     See Also
     --------
     generalized_risk_coverage_curve : Generalized risk instead of selective risk.
-    aurc : Area under this curve, estimated without bias for finite samples.
+    aurc : Area under this curve, by finite-sample plug-in estimators (biased
+        on small samples).
 
     References
     ----------
@@ -205,7 +231,8 @@ def generalized_risk_coverage_curve(
 
 
 @validate_params(
-    RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
+    RISK_METRIC_CONSTRAINTS | _AREA_OPTION_CONSTRAINTS,
+    prefer_skip_nested_validation=True,
 )
 @fill_doc
 def aurc(
@@ -217,6 +244,8 @@ def aurc(
     sample_weight=None,
     labels=None,
     estimator="harmonic",
+    coverage_range=None,
+    class_balanced=False,
 ):
     """Area under the risk-coverage curve (AURC), plug-in estimator.
 
@@ -225,6 +254,12 @@ def aurc(
     harmonic weights make this the classic empirical AURC (Eq. 10) computed in
     ``O(n log n)``; a CSF that is independent of the loss has expected AURC
     equal to the mean loss (Eq. 14). Lower is better.
+
+    The plug-in estimates are consistent but **biased** on small samples
+    ([AURC] Prop. 3.3-3.4): when the failure probability falls linearly with
+    the confidence percentile (population AURC 1/4), the expected harmonic
+    estimate is 2/(n + 1) too high in relative terms, +22 % at n = 8 and
+    +0.2 % at n = 1024 (the log estimate about half as much).
 
     Parameters
     ----------
@@ -236,7 +271,48 @@ def aurc(
 
     %(labels)s
 
-    %(estimator)s
+    estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
+        Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
+        ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
+        the classic empirical AURC, Eq. 10), ``"log"`` uses
+        ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
+        ``"trapezoid"`` is the convention of the FD-Shifts reference code
+        ([AUGRC]): the trapezoid area under the selective risk at the distinct
+        thresholds, with the risk of the most confident group extended to
+        coverage 0. It is not a plug-in estimator (not ``mean(alpha * l)``
+        with rank weights) and is offered to reproduce published numbers.
+
+    coverage_range : (float, float), default=None
+        ``(low, high)`` with ``0 <= low <= high <= 1``: the area under the
+        same curve over coverages in ``(low, high]`` only, not renormalised
+        (divide by ``high - low`` for a mean selective risk). None or
+        ``(0, 1)`` is the full AURC, and adjacent ranges add up exactly. For
+        the plug-in estimators the curve is, with ``K = c n``,
+        ``C(c) = (losses of the ceil(K) most confident samples) / d(K)`` with
+        ``d(K) = ceil(K)`` (``"harmonic"``: the step selective-risk curve of
+        Eq. 10, so the full area is the mean of the selective risks at the
+        ``n`` coverages ``k/n``) or ``d(K) = K + 1`` (``"log"``), so that
+
+        .. math::
+
+            \\mathrm{AURC}_{[a, b]} = \\frac{1}{n} \\sum_i l_i
+            \\left[F(\\max(bn, m_i)) - F(\\max(an, m_i))\\right],
+
+        where ``m_i = n - r_i`` samples are more confident than sample ``i``
+        and ``F`` is the antiderivative of ``1/d``: the harmonic numbers
+        linearly interpolated between integers, or ``ln(x + 1)``. At
+        ``(0, 1)`` the bracket is Eq. 13's (or Eq. 18's) ``alpha_i``. Ties:
+        mean over the tie group's positions; real weights: the same real
+        extensions as the full estimator. ``"trapezoid"`` integrates its
+        piecewise-linear curve over the range.
+
+    class_balanced : bool, default=False
+        Whether the risk is the class-averaged error, the mean over the true
+        classes of the selective risk within each class, as ``aurc_ba`` of
+        the FD-Shifts code ([AUGRC]); a class without accepted sample counts
+        as risk 0 there. Needs ``y_true`` and ``estimator="trapezoid"``: a
+        class-averaged selective risk is not a weighted mean of per-sample
+        losses, so the plug-in estimators do not extend to it.
 
     Returns
     -------
@@ -275,7 +351,30 @@ def aurc(
 
     >>> round(aurc(None, None, [0.9, 0.5, 0.1], loss=[0.0, 0.2, 1.5]), 4)
     0.2222
+
+    The area over the most confident half of the coverages, and the other half:
+
+    >>> low = aurc(y_true, y_pred, confidence, coverage_range=(0, 0.5))
+    >>> high = aurc(y_true, y_pred, confidence, coverage_range=(0.5, 1))
+    >>> round(low, 4), round(high, 4), round(low + high, 4)
+    (0.0833, 0.1633, 0.2467)
     """
+    if (
+        estimator in AURC_OPTION_ESTIMATORS
+        or coverage_range is not None
+        or (class_balanced)
+    ):
+        return aurc_with_options(
+            y_true,
+            y_pred,
+            confidence,
+            loss=loss,
+            sample_weight=sample_weight,
+            labels=labels,
+            estimator=estimator,
+            coverage_range=coverage_range,
+            class_balanced=class_balanced,
+        )
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
@@ -341,18 +440,32 @@ def sele(
     return float(np.ldexp(sele_from_stats(stats), exponent))
 
 
-def _stats_and_oracle(y_true, y_pred, confidence, loss, sample_weight, labels):
-    """Group statistics of the ranking and of the oracle, and whether the ranking
-    is oracle-optimal (its excess is then exactly 0, not a rounding residue)."""
+def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
+    """E-AURC and NAURC of the ranking, exactly 0 for an oracle-optimal one.
+
+    Returns ``e_aurc, naurc`` (naurc ``nan`` where undefined).
+    """
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    optimal = is_oracle_order(groups, losses, sample_weight)
-    return stats, oracle_stats(losses, sample_weight), optimal, exponent
+    groups = groups._replace(values=None)  # free memory: only the order is needed
+    oracle = oracle_stats(losses, sample_weight)
+    # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
+    value = aurc_from_stats(stats, estimator)
+    oracle_value = aurc_from_stats(oracle, estimator)
+    excess = max(value - oracle_value, 0.0)
+    normalised = naurc_from_values(value, oracle_value, oracle)
+    # An optimal ranking leaves only a rounding residue; larger values are real.
+    if excess <= 2.0**-30 * oracle_value and is_oracle_order(
+        groups, losses, sample_weight
+    ):
+        excess = 0.0
+        normalised = normalised * 0.0  # 0, or nan where undefined
+    return float(np.ldexp(excess, exponent)), float(normalised)
 
 
 @validate_params(
-    RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
+    RISK_METRIC_CONSTRAINTS | _ORACLE_CONSTRAINT, prefer_skip_nested_validation=True
 )
 @fill_doc
 def e_aurc(
@@ -364,6 +477,7 @@ def e_aurc(
     sample_weight=None,
     labels=None,
     estimator="harmonic",
+    oracle="empirical",
 ):
     """Excess AURC: the AURC minus the AURC of the oracle ranking.
 
@@ -383,12 +497,34 @@ def e_aurc(
 
     %(labels)s
 
-    %(estimator)s
+    estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
+        Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
+        ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
+        the classic empirical AURC, Eq. 10), ``"log"`` uses
+        ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
+        ``"trapezoid"`` is the convention of the FD-Shifts reference code
+        ([AUGRC]): the trapezoid area under the selective risk at the distinct
+        thresholds, with the risk of the most confident group extended to
+        coverage 0. It is not a plug-in estimator (not ``mean(alpha * l)``
+        with rank weights) and is offered to reproduce published numbers.
+
+    oracle : {"empirical", "asymptotic"}, default="empirical"
+        AURC subtracted. ``"empirical"``: the same estimator on the oracle
+        ranking (confidence ``-loss``; with ``estimator="trapezoid"``, tied
+        losses form one curve point, where FD-Shifts gives them distinct
+        confidences: the values agree when the losses are distinct).
+        ``"asymptotic"``: the population AURC of a perfect ranking,
+        ``err + (1 - err) ln(1 - err)`` with ``err``
+        the weighted error rate, as in the E-AURC of Geifman et al. and the
+        FD-Shifts code (needs a 0/1 loss). A finite-sample estimate minus
+        this limit is biased and **can be negative**, e.g. for a perfect
+        ranking of few samples; use it only to reproduce published numbers.
 
     Returns
     -------
     e_aurc : float
-        Excess AURC, non-negative.
+        Excess AURC, non-negative with the default ``oracle="empirical"`` and
+        a plug-in estimator.
 
     See Also
     --------
@@ -409,13 +545,32 @@ def e_aurc(
     0.1167
     >>> e_aurc(y_true, y_pred, [0.9, 0.8, 0.1, 0.1, 0.8])
     0.0
+
+    The convention of the FD-Shifts code (trapezoid area, asymptotic oracle)
+    scores this perfect ranking of five samples below zero:
+
+    >>> perfect = [0.9, 0.8, 0.1, 0.1, 0.8]
+    >>> value = e_aurc(
+    ...     y_true, y_pred, perfect, estimator="trapezoid", oracle="asymptotic"
+    ... )
+    >>> round(value, 4)
+    -0.0135
     """
-    stats, oracle, optimal, exponent = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    if estimator in AURC_OPTION_ESTIMATORS or oracle != "empirical":
+        return e_aurc_with_options(
+            y_true,
+            y_pred,
+            confidence,
+            loss=loss,
+            sample_weight=sample_weight,
+            labels=labels,
+            estimator=estimator,
+            oracle=oracle,
+        )
+    excess, _ = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    if optimal:
-        return 0.0
-    return float(np.ldexp(e_aurc_from_stats(stats, oracle, estimator), exponent))
+    return excess
 
 
 @validate_params(
@@ -436,8 +591,11 @@ def naurc(
 
     ``AURC*`` is the oracle's AURC (see :func:`e_aurc`) and ``R`` the weighted
     mean loss, which is the expected harmonic AURC of a random ranking ([AURC]
-    Eq. 14). So 0 is a perfect ranking and 1 a random one (Cattelan and Silva,
-    as discussed in [AUGRC]).
+    Eq. 14). So 0 is a perfect ranking and, with the default harmonic
+    estimator, 1 is the expected value of a random ranking, exactly (Cattelan
+    and Silva, as discussed in [AUGRC]). With ``estimator="log"`` it is not:
+    the log weights average to less than 1, so a random ranking scores below 1
+    on average (0.747 over all orders of the losses 0, 1, 0, 2.5, 1).
 
     Parameters
     ----------
@@ -475,12 +633,9 @@ def naurc(
     >>> round(naurc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.4321
     """
-    stats, oracle, optimal, _ = _stats_and_oracle(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+    _, value = _excess(
+        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
     )
-    value = float(naurc_from_stats(stats, oracle, estimator))
-    if optimal and not np.isnan(value):
-        value = 0.0
     if np.isnan(value):
         warnings.warn(
             "naurc is undefined when every sample has the same loss: every ranking "
@@ -491,10 +646,21 @@ def naurc(
     return value
 
 
-@validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
+@validate_params(
+    RISK_METRIC_CONSTRAINTS | _AUGRC_OPTION_CONSTRAINTS,
+    prefer_skip_nested_validation=True,
+)
 @fill_doc
 def augrc(
-    y_true, y_pred, confidence, *, loss="zero_one", sample_weight=None, labels=None
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    loss="zero_one",
+    sample_weight=None,
+    labels=None,
+    coverage_range=None,
+    class_balanced=False,
 ):
     """Area under the generalized risk-coverage curve (AUGRC).
 
@@ -514,6 +680,19 @@ def augrc(
     %(sample_weight_proportion)s
 
     %(labels)s
+
+    coverage_range : (float, float), default=None
+        ``(low, high)`` with ``0 <= low <= high <= 1``: the area under the
+        same piecewise-linear generalized risk-coverage curve over coverages
+        in ``(low, high]`` only, not renormalised. None or ``(0, 1)`` is the
+        full AUGRC, and adjacent ranges add up exactly.
+
+    class_balanced : bool, default=False
+        Whether the generalized risk is averaged over the true classes,
+        ``(1/K) sum_k (accepted loss of class k) / W_k`` with ``W_k`` the
+        total weight of class ``k``, as ``augrc_ba`` of the FD-Shifts code
+        ([AUGRC]): every loss is rescaled by ``W / (K W_{y_i})``. Needs
+        ``y_true``. Composes with ``coverage_range``.
 
     Returns
     -------
@@ -543,7 +722,21 @@ def augrc(
     >>> y_pred = [0, 1, 0, 1, 1]
     >>> round(augrc(y_true, y_pred, [0.9, 0.8, 0.3, 0.8, 0.6]), 4)
     0.14
+    >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
+    >>> round(augrc(y_true, y_pred, confidence, coverage_range=(0, 0.5)), 4)
+    0.0225
     """
+    if coverage_range is not None or class_balanced:
+        return augrc_with_options(
+            y_true,
+            y_pred,
+            confidence,
+            loss=loss,
+            sample_weight=sample_weight,
+            labels=labels,
+            coverage_range=coverage_range,
+            class_balanced=class_balanced,
+        )
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )

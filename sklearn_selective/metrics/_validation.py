@@ -203,9 +203,28 @@ def _as_probabilities(y_proba, name, loss_name):
     return y_proba
 
 
+def _dense_integer_classes(y_true):
+    """``np.unique(y_true)`` and the index of each label in it, in O(n) with a
+    count per integer value, for integer labels of a small range; else None."""
+    if y_true.dtype.kind not in "iu" or y_true.dtype == np.uint64 or not y_true.size:
+        return None
+    low, high = int(y_true.min()), int(y_true.max())
+    if high - low > max(1024, y_true.shape[0]):
+        return None
+    present = np.bincount(y_true - low if low else y_true) > 0
+    classes = np.flatnonzero(present) + low
+    column = np.cumsum(present) - 1
+    return classes.astype(y_true.dtype), np.take(column, y_true - low)
+
+
 def _true_class_column(y_true, labels, n_columns, name):
     """Column of each sample's true class; the classes of the columns."""
     if labels is None:
+        dense = _dense_integer_classes(y_true)
+        if dense is not None:  # every class is present: no unseen label
+            classes, true_column = dense
+            if classes.shape[0] == n_columns:
+                return true_column, classes
         classes = np.unique(y_true)
     else:
         classes = _as_labels(labels, "labels")

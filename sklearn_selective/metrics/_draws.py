@@ -1,0 +1,115 @@
+"""Bootstrap resamples drawn as vectors of counts.
+
+A bootstrap resample of ``n`` samples is a vector of counts ``c`` (how often each
+sample is drawn) with the multinomial distribution ``Multinomial(n; 1/n, ..., 1/n)``.
+Up to ``2**16`` samples it is the count vector of ``n`` uniform indices, the draw of
+:func:`scipy.stats.bootstrap`. Above, it is drawn in two exact stages so that the work
+stays in cache: the samples are cut into consecutive chunks of ``2**16``; the chunk
+totals are one multinomial draw (with probabilities proportional to the chunk
+sizes), and within a chunk the total is spread by uniform positions counted with
+:func:`numpy.bincount`. Counts are
+stored as uint8 (a wider type in the rare block where a count exceeds 255), so a
+block of resamples is small and gathering it into another order is cheap.
+
+Each resample consumes the generator's stream in the same way whatever the block
+size, so the resamples do not depend on how they are grouped into blocks.
+"""
+
+import numpy as np
+
+# Samples per chunk of the two-stage draw.
+_DRAW_CHUNK = 2**16  # the uint16 range
+# Counts per block of resamples (at least one resample): bounds the memory.
+_BLOCK_COUNTS = 2**20
+
+
+def _check_generator(random_state):
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(
+            random_state.randint(2**32, size=4, dtype=np.uint64)
+        )
+    return np.random.default_rng(random_state)
+
+
+def _narrow(counts, n_samples):
+    """``counts`` as uint8 when they fit (almost always), else wide enough for n."""
+    fits = counts.max(initial=0) <= np.iinfo(np.uint8).max
+    return counts.astype(np.uint8 if fits else np.min_scalar_type(n_samples))
+
+
+def _draw_counts(rng, n_samples, rows):
+    """``rows`` bootstrap count vectors of ``n_samples``, shape ``(rows, n)``.
+
+    One chunk: the positions of all rows in one call (the index draw of
+    :func:`scipy.stats.bootstrap`). Several chunks: uint16 positions, one call
+    per row and chunk. Either way the stream does not depend on ``rows``.
+    """
+    if n_samples <= _DRAW_CHUNK:
+        positions = rng.integers(0, n_samples, (rows, n_samples))
+        positions += (np.arange(rows) * n_samples)[:, None]
+        counts = np.bincount(positions.ravel(), minlength=rows * n_samples)
+        return _narrow(counts, n_samples).reshape(rows, n_samples)
+    starts = np.arange(0, n_samples, _DRAW_CHUNK)
+    sizes = np.diff(starts, append=n_samples)
+    counts = np.empty((rows, n_samples), dtype=np.uint8)
+    for row in range(rows):
+        totals = rng.multinomial(n_samples, sizes / n_samples)
+        for start, size, total in zip(starts, sizes, totals, strict=True):
+            positions = rng.integers(0, size, total, dtype=np.uint16)
+            chunk = np.bincount(positions, minlength=size)
+            if chunk.max() > np.iinfo(counts.dtype).max:
+                counts = counts.astype(np.min_scalar_type(n_samples))
+            counts[row, start : start + size] = chunk
+    return counts
+
+
+def _bootstrap_counts(rng, n_samples, n_resamples):
+    """Blocks of bootstrap count vectors, shape ``(block, n_samples)``, in order."""
+    step = max(1, _BLOCK_COUNTS // n_samples)
+    for start in range(0, n_resamples, step):
+        yield _draw_counts(rng, n_samples, min(step, n_resamples - start))
+
+
+def _jackknife_counts(n_samples):
+    """Blocks of leave-one-out count vectors (ones, and a zero at the left-out)."""
+    step = max(1, _BLOCK_COUNTS // n_samples)
+    for start in range(0, n_samples, step):
+        rows = min(step, n_samples - start)
+        counts = np.ones((rows, n_samples), dtype=np.uint8)
+        counts[np.arange(rows), np.arange(start, start + rows)] = 0
+        yield counts
+
+
+def _indices(counts):
+    """The sample indices of one count vector (each repeated by its count)."""
+    return np.repeat(np.arange(counts.shape[0]), counts)
+
+
+# --------------------------------------------------------------------------------------
+# Index resamples, the draw of scipy.stats.bootstrap, used by the ATC estimators.
+# --------------------------------------------------------------------------------------
+_BLOCK_ELEMENTS = 2**14
+
+
+def _block_size(n_samples):
+    return max(1, _BLOCK_ELEMENTS // n_samples)
+
+
+def _bootstrap_indices(rng, n_samples, n_resamples):
+    """Blocks of resampled indices, shape ``(block, n_samples)``, drawn in order."""
+    step = _block_size(n_samples)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        yield rng.integers(0, n_samples, (rows, n_samples))
+
+
+def _counts(indices, n_samples):
+    """How often each sample occurs in each row of ``indices`` (overwritten)."""
+    rows = indices.shape[0]
+    if rows == 1:
+        return np.bincount(indices[0], minlength=n_samples)[None]
+    indices += (np.arange(rows) * n_samples)[:, None]
+    counts = np.bincount(indices.ravel(), minlength=rows * n_samples)
+    return counts.reshape(rows, n_samples)

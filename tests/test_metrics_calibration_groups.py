@@ -1,0 +1,361 @@
+"""expected_calibration_error and metric_by_group (SPEC section 10)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from _reference import ece_loops
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.calibration import calibration_curve
+from sklearn.exceptions import UndefinedMetricWarning
+
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    bootstrap_metric,
+    expected_calibration_error,
+    metric_by_group,
+    sele,
+    uq_auc,
+)
+
+TOL = {"rel": 1e-12, "abs": 1e-12}
+
+
+# --------------------------------------------------------------------------------------
+# expected_calibration_error
+# --------------------------------------------------------------------------------------
+@st.composite
+def calibration_problems(draw, max_n=12):
+    n = draw(st.integers(1, max_n))
+    k = draw(st.integers(2, 4))
+    # Probabilities on a coarse grid (ties, values on bin edges) or continuous.
+    grid = draw(st.booleans())
+    values = (
+        st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.5, 1.0]) if grid else st.floats(0, 1)
+    )
+    raw = np.array(draw(st.lists(values, min_size=n * k, max_size=n * k))).reshape(n, k)
+    raw[:, 0] += 1e-3  # no all-zero row
+    y_proba = raw / raw.sum(axis=1, keepdims=True)
+    y_true = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    weights = draw(
+        st.one_of(
+            st.none(), st.lists(st.integers(0, 3), min_size=n, max_size=n).map(np.array)
+        )
+    )
+    if weights is not None and weights.sum() == 0:
+        weights = None
+    return y_true, y_proba, weights
+
+
+@given(
+    calibration_problems(),
+    st.integers(1, 7),
+    st.sampled_from(["uniform", "quantile"]),
+    st.sampled_from(["top_label", "classwise"]),
+)
+def test_ece_equals_slow_transcription(problem, n_bins, strategy, multiclass):
+    y_true, y_proba, w = problem
+    if strategy == "quantile":
+        w = None  # the transcription's quantiles are unweighted
+    k = y_proba.shape[1]
+    expected = ece_loops(y_true, y_proba, n_bins, strategy, multiclass, w)
+    got = expected_calibration_error(
+        y_true,
+        y_proba,
+        n_bins=n_bins,
+        strategy=strategy,
+        multiclass=multiclass,
+        labels=np.arange(k),
+        sample_weight=w,
+    )
+    assert got == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+@given(
+    calibration_problems(),
+    st.sampled_from(["top_label", "classwise"]),
+    st.sampled_from(["uniform", "quantile"]),
+)
+def test_ece_integer_weights_equal_repetition(problem, multiclass, strategy):
+    y_true, y_proba, w = problem
+    k = y_proba.shape[1]
+    kwargs = {"multiclass": multiclass, "labels": np.arange(k), "n_bins": 5}
+    kwargs["strategy"] = strategy
+    ones = expected_calibration_error(
+        y_true, y_proba, sample_weight=np.ones(len(y_true)), **kwargs
+    )
+    assert ones == pytest.approx(
+        expected_calibration_error(y_true, y_proba, **kwargs), **TOL
+    )
+    if w is None:
+        return
+    weighted = expected_calibration_error(y_true, y_proba, sample_weight=w, **kwargs)
+    repeated = expected_calibration_error(
+        np.repeat(y_true, w), np.repeat(y_proba, w, axis=0), **kwargs
+    )
+    assert weighted == pytest.approx(repeated, **TOL)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_ece_bins_are_those_of_calibration_curve(strategy):
+    rng = np.random.default_rng(0)
+    p = rng.random(300).round(2)  # values on bin edges too
+    y = (rng.random(300) < p).astype(int)
+    prob_true, prob_pred = calibration_curve(y, p, n_bins=10, strategy=strategy)
+    edges = (
+        np.linspace(0, 1, 11)
+        if strategy == "uniform"
+        else np.percentile(p, np.linspace(0, 100, 11))
+    )
+    counts = np.bincount(np.searchsorted(edges[1:-1], p), minlength=10)
+    expected = np.sum(counts[counts > 0] / 300 * np.abs(prob_true - prob_pred))
+    # Class-wise ECE of a binary problem, positive class only: the ECE of p.
+    from sklearn_selective.metrics._calibration import _ece_columns
+
+    got = _ece_columns(p[:, None], y[:, None].astype(float), None, 10, strategy)[0]
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_ece_reference_values():
+    # Perfectly calibrated bins give 0; a constant over-confident model its gap.
+    y_true = np.array([0, 0, 0, 1])
+    y_proba = np.tile([0.75, 0.25], (4, 1))
+    assert expected_calibration_error(y_true, y_proba) == pytest.approx(0.0, abs=1e-15)
+    assert expected_calibration_error(
+        y_true, y_proba, multiclass="classwise"
+    ) == pytest.approx(0.0, abs=1e-15)
+    wrong = np.array([1, 1, 1, 0])
+    assert expected_calibration_error(wrong, y_proba) == pytest.approx(0.5)
+    # 1-D positive-class probabilities of a binary problem.
+    assert expected_calibration_error(
+        y_true, y_proba[:, 1], multiclass="classwise"
+    ) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_ece_of_calibrated_samples_is_small_and_miscalibration_is_seen():
+    rng = np.random.default_rng(1)
+    p = rng.random(200_000)
+    y = (rng.random(p.shape[0]) < p).astype(int)
+    y_proba = np.column_stack([1 - p, p])
+    assert expected_calibration_error(y, y_proba) < 0.01
+    sharpened = np.column_stack([1 - p**2, p**2])
+    assert expected_calibration_error(y, sharpened, multiclass="classwise") > 0.1
+
+
+def test_ece_input_errors_name_the_argument():
+    with pytest.raises(ValueError, match="y_proba"):
+        expected_calibration_error([0, 1, 1], [[0.5, 0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="labels"):
+        expected_calibration_error([0, 1, 2], [[0.5, 0.5]] * 3)
+    with pytest.raises(ValueError, match=r"y_proba .*\[0, 1\]"):
+        expected_calibration_error([0, 1], [[1.5, -0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="y_proba"):
+        expected_calibration_error([0, 1], [[np.nan, 1.0], [0.5, 0.5]])
+
+
+# --------------------------------------------------------------------------------------
+# metric_by_group
+# --------------------------------------------------------------------------------------
+def _data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 3, n)
+    y_pred = np.where(rng.random(n) < 0.7, y_true, rng.integers(0, 3, n))
+    confidence = rng.random(n).round(1)  # ties
+    groups = rng.choice(["site-a", "site-b", "site-c"], n)
+    weights = rng.integers(0, 4, n).astype(float)
+    return y_true, y_pred, confidence, groups, weights
+
+
+@pytest.mark.parametrize("metric", ["aurc", "augrc", "uq_auc", aurc])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_metric_by_group_equals_the_metric_on_each_subset(metric, weighted):
+    y_true, y_pred, confidence, groups, weights = _data()
+    w = weights if weighted else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = metric_by_group(
+            metric, y_true, y_pred, confidence, groups=groups, sample_weight=w
+        )
+    function = {"aurc": aurc, "augrc": augrc, "uq_auc": uq_auc}.get(metric, metric)
+    np.testing.assert_array_equal(result.groups, ["site-a", "site-b", "site-c"])
+    for index, group in enumerate(result.groups):
+        mask = groups == group
+        extra = {} if w is None else {"sample_weight": w[mask]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            expected = function(y_true[mask], y_pred[mask], confidence[mask], **extra)
+        assert result.values[index] == pytest.approx(expected, nan_ok=True, **TOL)
+        assert result.n_samples[index] == mask.sum()
+    if result.greater_is_better:
+        assert result.worst_value == np.nanmin(result.values)
+    else:
+        assert result.worst_value == np.nanmax(result.values)
+    assert result.worst_group == result.groups[result.values == result.worst_value][0]
+
+
+def test_metric_by_group_by_class_with_a_loss_array_and_options():
+    y_true, _, confidence, _, _ = _data()
+    losses = np.abs(np.random.default_rng(3).normal(size=y_true.shape[0]))
+    result = metric_by_group(
+        "aurc",
+        y_true,
+        None,
+        confidence,
+        groups="class",
+        loss=losses,
+        coverage_range=(0.0, 0.5),
+    )
+    for index, label in enumerate(result.groups):
+        mask = y_true == label
+        expected = aurc(
+            None, None, confidence[mask], loss=losses[mask], coverage_range=(0.0, 0.5)
+        )
+        assert result.values[index] == pytest.approx(expected, **TOL)
+
+
+def test_metric_by_group_direction_and_undefined_groups():
+    confidence = np.array([0.9, 0.8, 0.1, 0.7, 0.6, 0.2, 0.5])
+    failures = np.array([0, 0, 1, 0, 1, 0, 0])
+    groups = np.array([0, 0, 0, 1, 1, 1, 2])  # group 2 has no failure
+    with pytest.warns(UndefinedMetricWarning):
+        result = metric_by_group(
+            "uq_auc", None, None, confidence, groups=groups, loss=failures
+        )
+    np.testing.assert_allclose(result.values[:2], [1.0, 0.5])
+    assert np.isnan(result.values[2])
+    assert result.worst_group == 1 and result.worst_value == 0.5
+    with pytest.raises(ValueError, match="greater_is_better"):
+        metric_by_group(
+            lambda *a, **k: 0.0, None, None, confidence, groups=groups, loss=failures
+        )
+    custom = metric_by_group(
+        lambda yt, yp, c, loss: float(np.mean(loss)),
+        None,
+        None,
+        confidence,
+        groups=groups,
+        loss=failures,
+        greater_is_better=False,
+    )
+    assert custom.worst_group == 0
+
+
+def test_metric_by_group_bootstrap_intervals_match_bootstrap_metric():
+    y_true, y_pred, confidence, groups, _ = _data(n=80)
+    result = metric_by_group(
+        "augrc",
+        y_true,
+        y_pred,
+        confidence,
+        groups=groups,
+        n_resamples=200,
+        confidence_level=0.9,
+        random_state=0,
+    )
+    rng = np.random.default_rng(0)
+    for index, group in enumerate(result.groups):
+        mask = groups == group
+        expected = bootstrap_metric(
+            "augrc",
+            y_true[mask],
+            y_pred[mask],
+            confidence[mask],
+            n_resamples=200,
+            confidence_level=0.9,
+            random_state=rng,
+        ).confidence_interval
+        np.testing.assert_allclose(result.confidence_interval[index], expected)
+        low, high = result.confidence_interval[index]
+        assert low <= result.values[index] <= high
+    # Options the vectorised bootstrap path may not know go through a callable.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        trapezoid = metric_by_group(
+            "aurc",
+            y_true,
+            y_pred,
+            confidence,
+            groups=groups,
+            estimator="trapezoid",
+            n_resamples=20,
+            random_state=0,
+        )
+    assert np.all(np.isfinite(trapezoid.confidence_interval))
+
+
+def test_metric_by_group_result_table():
+    pd = pytest.importorskip("pandas")
+    y_true, y_pred, confidence, groups, _ = _data()
+    result = metric_by_group(
+        "augrc",
+        y_true,
+        y_pred,
+        confidence,
+        groups=groups,
+        n_resamples=50,
+        random_state=0,
+    )
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == ["value", "n_samples", "ci_low", "ci_high", "worst"]
+    assert frame["worst"].sum() == 1
+    text = str(result)
+    assert "<- worst" in text and "90%" not in text and "95% CI" in text
+    assert "MetricByGroupResult(metric='augrc'" in repr(result)
+
+
+def test_metric_by_group_input_errors():
+    confidence = [0.1, 0.2, 0.3]
+    with pytest.raises(ValueError, match="groups has 2 entries"):
+        metric_by_group("aurc", None, None, confidence, groups=[0, 1], loss=[0, 1, 0])
+    with pytest.raises(ValueError, match="y_true"):
+        metric_by_group("aurc", None, None, confidence, groups="class", loss=[0, 1, 0])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.5, 1.0, 2.0]),  # confidence (ties)
+            st.sampled_from([0.0, 1.0, 2.5]),  # loss
+            st.integers(0, 3),  # weight
+            st.sampled_from(["x", "y", "z"]),  # group
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["augrc", "aurc", "sele"]),
+)
+def test_metric_by_group_equals_loops_over_groups(rows, metric):
+    confidence, losses, weights, groups = (np.array(v) for v in zip(*rows, strict=True))
+    weights = weights.astype(float)
+    function = {"augrc": augrc, "aurc": aurc, "sele": sele}[metric]
+    present = [g for g in sorted(set(groups)) if weights[groups == g].sum() > 0]
+    if len(present) < len(set(groups)):  # a group of zero total weight is invalid
+        with pytest.raises(ValueError, match=r"sample_weight sums to zero|zero total"):
+            metric_by_group(
+                metric,
+                None,
+                None,
+                confidence,
+                groups=groups,
+                loss=losses,
+                sample_weight=weights,
+            )
+        return
+    kwargs = {"groups": groups, "loss": losses, "sample_weight": weights}
+    result = metric_by_group(metric, None, None, confidence, **kwargs)
+    expected = {}
+    for g in present:
+        rows_g = [i for i in range(len(groups)) if groups[i] == g]
+        expected[g] = function(
+            None,
+            None,
+            confidence[rows_g],
+            loss=losses[rows_g],
+            sample_weight=weights[rows_g],
+        )
+    assert list(result.groups) == present
+    np.testing.assert_allclose(result.values, [expected[g] for g in present])
+    assert result.worst_value == max(expected.values())
