@@ -1,7 +1,7 @@
 """
-==========================================================
+===========================================================
 Per-class thresholds: when one threshold fails rare classes
-==========================================================
+===========================================================
 
 A single abstention threshold controls the error rate of the accepted set *as a
 whole*. On imbalanced data the errors of that set can concentrate in one rare
