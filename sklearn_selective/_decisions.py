@@ -110,12 +110,12 @@ def msp_decision(proba):
             np.equal(transposed[column], best, out=mask)
             np.copyto(best_index, column, where=mask)
         index[start : start + rows] = best_index
-    _check_maxima(maximum, n_classes)
+    _check_maxima(maximum, n_classes, proba.dtype)
     return index, maximum
 
 
-def _check_maxima(maximum, n_classes):
-    tol = probability_tolerance(maximum.dtype, n_classes)
+def _check_maxima(maximum, n_classes, dtype):
+    tol = probability_tolerance(dtype, n_classes)
     if n_classes and not (
         maximum.min(initial=np.inf) >= 1 / n_classes - tol
         and maximum.max(initial=-np.inf) <= 1 + tol
