@@ -97,7 +97,7 @@ def _errors(repeats, n, n_target):
             model = FrozenEstimator(make_model().fit(X_train, y_train))
             clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
             monitors = {
-                method: PerformanceMonitor(clf, method=method, n_bootstrap=0).fit(
+                method: PerformanceMonitor(clf, method=method, n_resamples=0).fit(
                     X_ref, y_ref
                 )
                 for method in METHODS

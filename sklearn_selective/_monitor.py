@@ -95,7 +95,7 @@ default="calibrated_ac"
     confidence_level : float in (0, 1), default=0.95
         Level of the intervals and of the reference bands.
 
-    n_bootstrap : int, default=200
+    n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
         point estimates without intervals (bands and alerts remain).
 
@@ -183,7 +183,7 @@ default="calibrated_ac"
         "csf": [str, callable, None],
         "csf_params": [dict, None],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-        "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
+        "n_resamples": [Interval(Integral, 0, None, closed="left")],
         "min_chunk_size": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
@@ -196,7 +196,7 @@ default="calibrated_ac"
         csf=None,
         csf_params=None,
         confidence_level=0.95,
-        n_bootstrap=200,
+        n_resamples=200,
         min_chunk_size=10,
         random_state=None,
     ):
@@ -205,7 +205,7 @@ default="calibrated_ac"
         self.csf = csf
         self.csf_params = csf_params
         self.confidence_level = confidence_level
-        self.n_bootstrap = n_bootstrap
+        self.n_resamples = n_resamples
         self.min_chunk_size = min_chunk_size
         self.random_state = random_state
 
@@ -279,7 +279,7 @@ default="calibrated_ac"
 
     def _reference_counts(self, n_samples, rng):
         blocks = [np.ones((1, n_samples), dtype=np.int64)]
-        blocks.extend(_resample_counts(rng, n_samples, self.n_bootstrap))
+        blocks.extend(_resample_counts(rng, n_samples, self.n_resamples))
         return np.concatenate(blocks)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -362,7 +362,7 @@ default="calibrated_ac"
         )
         accuracy, selective = [point[0]], [point[1]]
         row = 1
-        for counts in _resample_counts(rng, n_samples, self.n_bootstrap):
+        for counts in _resample_counts(rng, n_samples, self.n_resamples):
             rows = slice(row, row + counts.shape[0])
             block = estimates_for_rows(self._method, chunk, counts, rows)
             accuracy.append(block[0])

@@ -86,7 +86,7 @@ ndarray of shape (n_chunks,)
     >>> from sklearn_selective import PerformanceMonitor
     >>> X, y = load_iris(return_X_y=True)
     >>> model = LogisticRegression(max_iter=1000).fit(X[::2], y[::2])
-    >>> monitor = PerformanceMonitor(model, n_bootstrap=20, random_state=0)
+    >>> monitor = PerformanceMonitor(model, n_resamples=20, random_state=0)
     >>> result = monitor.fit(X[1::2], y[1::2]).estimate(X, n_chunks=3)
     >>> result.n_samples
     array([50, 50, 50])

@@ -66,7 +66,7 @@ def setting():
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_coverage_is_exactly_the_mean_of_predict_accept(setting, method):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, method=method, n_bootstrap=20, random_state=0)
+    monitor = PerformanceMonitor(clf, method=method, n_resamples=20, random_state=0)
     result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=300)
     for c in range(result.n_chunks):
         expected = clf.predict_accept(X[result.start[c] : result.stop[c]]).mean()
@@ -76,7 +76,7 @@ def test_coverage_is_exactly_the_mean_of_predict_accept(setting, method):
 
 def test_chunk_by_size_keeps_and_flags_the_partial_last_chunk(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     result = monitor.estimate(X, chunk_size=300)
     assert result.n_samples.tolist() == [300, 300, 300, 100]
     assert result.partial.tolist() == [False, False, False, True]
@@ -89,7 +89,7 @@ def test_chunk_by_size_keeps_and_flags_the_partial_last_chunk(setting):
 
 def test_chunk_by_number(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     result = monitor.estimate(X, n_chunks=3)
     assert result.n_samples.tolist() == [334, 333, 333]
     assert result.stop.tolist() == [334, 667, 1000]
@@ -106,7 +106,7 @@ def test_chunk_by_time_with_empty_periods(setting):
     days = days[np.random.default_rng(0).permutation(1000)]  # not sorted in time
     day_3, day_4 = np.datetime64("2024-01-03"), np.datetime64("2024-01-04")
     days[days == day_3] = day_4
-    monitor = PerformanceMonitor(clf, n_bootstrap=10, random_state=0).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning, match="too small"):
         result = monitor.estimate(X, timestamps=days, freq="D")
     assert result.n_chunks == 5
@@ -122,7 +122,7 @@ def test_chunk_by_time_with_empty_periods(setting):
 
 def test_too_small_chunks_warn_and_give_nan_with_a_reason(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=10, min_chunk_size=30)
+    monitor = PerformanceMonitor(clf, n_resamples=10, min_chunk_size=30)
     monitor.fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning, match="min_chunk_size"):
         result = monitor.estimate(X[:120], chunk_size=50)
@@ -138,7 +138,7 @@ def test_selective_accuracy_nan_when_too_few_accepted(setting):
     model, _, X_ref, y_ref, X, _ = setting
     strict = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.05)
     strict.fit(X_ref, y_ref)
-    monitor = PerformanceMonitor(strict, n_bootstrap=10, min_chunk_size=20)
+    monitor = PerformanceMonitor(strict, n_resamples=10, min_chunk_size=20)
     monitor.fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning):
         result = monitor.estimate(X[:100])
@@ -149,7 +149,7 @@ def test_selective_accuracy_nan_when_too_few_accepted(setting):
 
 def test_with_labels_gives_the_realised_accuracies(setting):
     _, clf, X_ref, y_ref, X, y = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=10).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=10).fit(X_ref, y_ref)
     result = monitor.estimate(X, chunk_size=400)
     assert result.realised_accuracy is None
     labelled = result.with_labels(y)
@@ -170,7 +170,7 @@ def test_with_labels_gives_the_realised_accuracies(setting):
 def test_to_frame_repr_and_plot(setting):
     pytest.importorskip("pandas")
     _, clf, X_ref, y_ref, X, y = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=20, random_state=0)
+    monitor = PerformanceMonitor(clf, n_resamples=20, random_state=0)
     result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=300)
     frame = result.to_frame()
     assert tuple(frame.columns[: len(FRAME_COLUMNS)]) == FRAME_COLUMNS
@@ -199,7 +199,7 @@ def test_to_frame_repr_and_plot(setting):
 # ----------------------------------------------------------------------------
 def _plain(setting, method, **kwargs):
     model, _, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(model, method=method, n_bootstrap=0, **kwargs)
+    monitor = PerformanceMonitor(model, method=method, n_resamples=0, **kwargs)
     return monitor.fit(X_ref, y_ref).estimate(X)
 
 
@@ -207,7 +207,7 @@ def test_plain_classifier_accepts_everything(setting):
     result = _plain(setting, "calibrated_ac")
     assert result.coverage.tolist() == [1.0]
     assert result.selective_accuracy[0] == pytest.approx(result.accuracy[0])
-    assert np.isnan(result.accuracy_lower[0])  # n_bootstrap=0: no interval
+    assert np.isnan(result.accuracy_lower[0])  # n_resamples=0: no interval
 
 
 def test_plain_classifier_csf_is_the_atc_score(setting):
@@ -234,7 +234,7 @@ def test_point_estimates_equal_the_functional_forms(setting):
 
 def test_selective_atc_is_atc_on_the_accepted_samples(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, method="atc", n_bootstrap=0).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, method="atc", n_resamples=0).fit(X_ref, y_ref)
     result = monitor.estimate(X)
     accepted_ref, accepted = clf.predict_accept(X_ref), clf.predict_accept(X)
     expected = atc_accuracy(
@@ -260,7 +260,7 @@ def test_calibrated_methods_match_isotonic_regression(setting):
     acc_ref, acc = clf.predict_accept(X_ref), clf.predict_accept(X)
     # Top-label: isotonic of correctness on the MSP (accepted samples only for
     # the selective accuracy).
-    top = PerformanceMonitor(clf, method="calibrated_ac", n_bootstrap=0)
+    top = PerformanceMonitor(clf, method="calibrated_ac", n_resamples=0)
     result = top.fit(X_ref, y_ref).estimate(X)
     assert result.accuracy[0] == pytest.approx(
         _isotonic(msp_ref, correct, msp).mean(), abs=1e-12
@@ -280,7 +280,7 @@ def test_calibrated_methods_match_isotonic_regression(setting):
         calibrated /= calibrated.sum(axis=1, keepdims=True)
         return calibrated[np.arange(mask.sum()), pred[mask]].mean()
 
-    cbpe = PerformanceMonitor(clf, method="cbpe", n_bootstrap=0)
+    cbpe = PerformanceMonitor(clf, method="cbpe", n_resamples=0)
     result = cbpe.fit(X_ref, y_ref).estimate(X)
     everything = np.ones(X.shape[0], dtype=bool)
     assert result.accuracy[0] == pytest.approx(
@@ -294,7 +294,7 @@ def test_atc_works_with_a_decision_function_model(setting):
     svc = LinearSVC().fit(X_ref, y_ref)
     with pytest.raises(ValueError, match=r"needs predict_proba.*method='atc'"):
         PerformanceMonitor(svc, method="calibrated_ac").fit(X_ref, y_ref)
-    result = PerformanceMonitor(svc, method="atc", n_bootstrap=20).fit(X_ref, y_ref)
+    result = PerformanceMonitor(svc, method="atc", n_resamples=20).fit(X_ref, y_ref)
     estimate = result.estimate(X).accuracy[0]
     assert 0 < estimate < 1
 
@@ -323,7 +323,7 @@ def test_unfitted_estimator_and_monitor(setting):
 )
 def test_bad_chunking_arguments(setting, kwargs, match):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=5).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=5).fit(X_ref, y_ref)
     with pytest.raises(ValueError, match=match):
         monitor.estimate(X, **kwargs)
 
@@ -331,7 +331,7 @@ def test_bad_chunking_arguments(setting, kwargs, match):
 def test_bad_timestamps(setting):
     pd = pytest.importorskip("pandas")
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=5).fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=5).fit(X_ref, y_ref)
     times = pd.date_range("2024-01-01", periods=1000, freq="h").to_numpy().copy()
     times[3] = np.datetime64("NaT")
     with pytest.raises(ValueError, match="missing values"):
@@ -342,7 +342,7 @@ def test_bad_timestamps(setting):
 
 def test_bad_inputs(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_bootstrap=5)
+    monitor = PerformanceMonitor(clf, n_resamples=5)
     with pytest.raises(ValueError, match="X_reference has 600 samples but"):
         monitor.fit(X_ref, y_ref[:-1])
     with pytest.raises(ValueError, match="y_reference contains NaN"):
@@ -366,20 +366,20 @@ def test_bad_inputs(setting):
 
 def test_params_clone_and_validation(setting):
     _, clf, X_ref, y_ref, _, _ = setting
-    monitor = PerformanceMonitor(clf, method="atc", n_bootstrap=7)
+    monitor = PerformanceMonitor(clf, method="atc", n_resamples=7)
     cloned = clone(monitor)
     assert cloned.get_params()["method"] == "atc"
-    assert cloned.get_params()["n_bootstrap"] == 7
+    assert cloned.get_params()["n_resamples"] == 7
     assert cloned.set_params(method="doc").method == "doc"
-    for bad in ({"method": "nannyml"}, {"confidence_level": 1.5}, {"n_bootstrap": -1}):
+    for bad in ({"method": "nannyml"}, {"confidence_level": 1.5}, {"n_resamples": -1}):
         with pytest.raises(InvalidParameterError):
             clone(monitor).set_params(**bad).fit(X_ref, y_ref)
 
 
 def test_reproducible_with_random_state(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    first = PerformanceMonitor(clf, n_bootstrap=30, random_state=3).fit(X_ref, y_ref)
-    second = PerformanceMonitor(clf, n_bootstrap=30, random_state=3).fit(X_ref, y_ref)
+    first = PerformanceMonitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
+    second = PerformanceMonitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
     a, b = first.estimate(X, n_chunks=2), second.estimate(X, n_chunks=2)
     np.testing.assert_array_equal(a.accuracy_lower, b.accuracy_lower)
     np.testing.assert_array_equal(a.selective_accuracy_band, b.selective_accuracy_band)
@@ -403,7 +403,7 @@ def test_alert_when_the_estimate_leaves_the_band(setting):
 # ----------------------------------------------------------------------------
 # Intervals and bias by simulation, without shift
 # ----------------------------------------------------------------------------
-def _simulate(method, n_repeats, n_bootstrap, seed=0):
+def _simulate(method, n_repeats, n_resamples, seed=0):
     """Estimates and intervals on fresh reference and chunk samples, and the truth.
 
     The model and its threshold are fixed, so the population accuracies are
@@ -425,7 +425,7 @@ def _simulate(method, n_repeats, n_bootstrap, seed=0):
         X_ref, y_ref = population.draw(rng, 1000)
         X, _ = population.draw(rng, 500)
         monitor = PerformanceMonitor(
-            clf, method=method, n_bootstrap=n_bootstrap, random_state=repeat
+            clf, method=method, n_resamples=n_resamples, random_state=repeat
         )
         r = monitor.fit(X_ref, y_ref).estimate(X)
         rows.append(
@@ -467,7 +467,7 @@ def _check_simulation(rows, truth, coverage_tolerance_se):
 
 @pytest.mark.parametrize("method", ["calibrated_ac", "atc"])
 def test_no_shift_unbiased_and_nominal_coverage_quick(method):
-    rows, truth = _simulate(method, n_repeats=40, n_bootstrap=100)
+    rows, truth = _simulate(method, n_repeats=40, n_resamples=100)
     # 40 repetitions: a loose check (3 s.e.); the slow test is the real one.
     _check_simulation(rows, truth, coverage_tolerance_se=3)
 
@@ -477,5 +477,5 @@ def test_no_shift_unbiased_and_nominal_coverage_quick(method):
 def test_no_shift_unbiased_and_nominal_coverage(method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rows, truth = _simulate(method, n_repeats=300, n_bootstrap=200)
+        rows, truth = _simulate(method, n_repeats=300, n_resamples=200)
     _check_simulation(rows, truth, coverage_tolerance_se=2)
