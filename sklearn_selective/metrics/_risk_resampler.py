@@ -149,6 +149,38 @@ class _RiskResampler:
             losses += stats.loss.sum(axis=-1)
         return value, total, losses
 
+    def coverage_at_risk(self, sorted_counts, risk):
+        """Largest coverage with selective risk <= ``risk``, chunk by chunk.
+
+        Each chunk is topped by one group holding the weight and loss of all
+        the samples above it (more confident): every candidate that
+        :func:`coverage_at_risk_from_stats` finds on it -- the end of that
+        group, the ends of the chunk's groups and the crossings inside them --
+        is a point of the resample's curve, so the largest over the chunks is
+        the resample's largest accepted weight.
+        """
+        rows = sorted_counts.shape[0]
+        weight = np.ones_like(self.losses) if self.weight is None else self.weight
+        total = sorted_counts @ weight
+        total_loss = sorted_counts @ (weight * self.losses)
+        below, below_loss, largest = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+        for start, stop, local_starts in self._chunks:
+            stats = self.stats(sorted_counts, start, stop, local_starts)
+            width = stats.weight.shape[1]
+            chunk, chunk_loss = stats.weight.sum(axis=-1), stats.loss.sum(axis=-1)
+            topped_weight = np.empty((rows, width + 1))
+            topped_weight[:, :-1] = stats.weight
+            topped_weight[:, -1] = np.maximum(total - below - chunk, 0.0)
+            topped_loss = np.empty((rows, width + 1))
+            topped_loss[:, :-1] = stats.loss
+            topped_loss[:, -1] = np.maximum(total_loss - below_loss - chunk_loss, 0.0)
+            topped = GroupStats(topped_weight, topped_loss)
+            accepted = coverage_at_risk_from_stats(topped, risk) * topped.total_weight
+            largest = np.fmax(largest, accepted)  # nan: a chunk without weight
+            below += chunk
+            below_loss += chunk_loss
+        return np.clip(largest, 0.0, total) / total
+
     def _alpha_table(self, estimator):
         """``alpha(r)`` of the positions ``r = 0 .. n`` for unit sample weights,
         where every resample has total weight ``n``; cached."""
@@ -300,9 +332,9 @@ def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
     return value
 
 
-@_in_row_blocks(chunked=False)
+@_in_row_blocks
 def _coverage_at_risk_values(resampler, sorted_counts, risk):
-    return coverage_at_risk_from_stats(resampler.stats(sorted_counts), risk)
+    return resampler.coverage_at_risk(sorted_counts, risk)
 
 
 def _risk_path(values):
