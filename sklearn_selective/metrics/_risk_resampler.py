@@ -79,10 +79,8 @@ class _RiskResampler:
             return counts.astype(np.float64)
         return counts * self.weight[start:stop]
 
-    def stats(self, sorted_counts, start=0, stop=None, local_starts=None):
-        """Group stats of the samples ``start:stop`` (all when ``stop`` is None)."""
-        if stop is None:
-            stop, local_starts = self.losses.shape[0], self._starts
+    def stats(self, sorted_counts, start, stop, local_starts):
+        """Group stats of the sorted samples ``start:stop`` (a chunk)."""
         weight = self._sample_weight(sorted_counts[:, start:stop], start, stop)
         loss = weight * self.losses[start:stop]
         if local_starts is None:
@@ -246,18 +244,13 @@ class _RiskResampler:
         return alpha
 
 
-def _in_row_blocks(values=None, *, chunked=True):
-    """``values(resampler, sorted_counts, **params)`` on a few rows at a time:
-    as many as fit ``_EVAL_ELEMENTS`` with one chunk of samples (``chunked``) or
-    with all samples."""
-    if values is None:
-        return partial(_in_row_blocks, chunked=chunked)
+def _in_row_blocks(values):
+    """``values(resampler, sorted_counts, **params)`` on as many rows at a time
+    as fit ``_EVAL_ELEMENTS`` with one chunk of samples."""
 
     def blocked(resampler, counts, **params):
         sorted_counts = resampler.sorted_counts(counts)
-        width = sorted_counts.shape[1]
-        if chunked:
-            width = min(width, _EVAL_CHUNK)
+        width = min(sorted_counts.shape[1], _EVAL_CHUNK)
         step = max(1, _EVAL_ELEMENTS // width)
         return np.concatenate(
             [
