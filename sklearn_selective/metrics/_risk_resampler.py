@@ -79,10 +79,8 @@ class _RiskResampler:
             return counts.astype(np.float64)
         return counts * self.weight[start:stop]
 
-    def stats(self, sorted_counts, start=0, stop=None, local_starts=None):
-        """Group stats of the samples ``start:stop`` (all when ``stop`` is None)."""
-        if stop is None:
-            stop, local_starts = self.losses.shape[0], self._starts
+    def stats(self, sorted_counts, start, stop, local_starts):
+        """Group stats of the sorted samples ``start:stop`` (a chunk)."""
         weight = self._sample_weight(sorted_counts[:, start:stop], start, stop)
         loss = weight * self.losses[start:stop]
         if local_starts is None:
@@ -149,6 +147,38 @@ class _RiskResampler:
             losses += stats.loss.sum(axis=-1)
         return value, total, losses
 
+    def coverage_at_risk(self, sorted_counts, risk):
+        """Largest coverage with selective risk <= ``risk``, chunk by chunk.
+
+        Each chunk is topped by one group holding the weight and loss of all
+        the samples above it (more confident): every candidate that
+        :func:`coverage_at_risk_from_stats` finds on it -- the end of that
+        group, the ends of the chunk's groups and the crossings inside them --
+        is a point of the resample's curve, so the largest over the chunks is
+        the resample's largest accepted weight.
+        """
+        rows = sorted_counts.shape[0]
+        weight = np.ones_like(self.losses) if self.weight is None else self.weight
+        total = sorted_counts @ weight
+        total_loss = sorted_counts @ (weight * self.losses)
+        below, below_loss, largest = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+        for start, stop, local_starts in self._chunks:
+            stats = self.stats(sorted_counts, start, stop, local_starts)
+            width = stats.weight.shape[1]
+            chunk, chunk_loss = stats.weight.sum(axis=-1), stats.loss.sum(axis=-1)
+            topped_weight = np.empty((rows, width + 1))
+            topped_weight[:, :-1] = stats.weight
+            topped_weight[:, -1] = np.maximum(total - below - chunk, 0.0)
+            topped_loss = np.empty((rows, width + 1))
+            topped_loss[:, :-1] = stats.loss
+            topped_loss[:, -1] = np.maximum(total_loss - below_loss - chunk_loss, 0.0)
+            topped = GroupStats(topped_weight, topped_loss)
+            accepted = coverage_at_risk_from_stats(topped, risk) * topped.total_weight
+            largest = np.fmax(largest, accepted)  # nan: a chunk without weight
+            below += chunk
+            below_loss += chunk_loss
+        return np.clip(largest, 0.0, total) / total
+
     def _alpha_table(self, estimator):
         """``alpha(r)`` of the positions ``r = 0 .. n`` for unit sample weights,
         where every resample has total weight ``n``; cached."""
@@ -214,18 +244,13 @@ class _RiskResampler:
         return alpha
 
 
-def _in_row_blocks(values=None, *, chunked=True):
-    """``values(resampler, sorted_counts, **params)`` on a few rows at a time:
-    as many as fit ``_EVAL_ELEMENTS`` with one chunk of samples (``chunked``) or
-    with all samples."""
-    if values is None:
-        return partial(_in_row_blocks, chunked=chunked)
+def _in_row_blocks(values):
+    """``values(resampler, sorted_counts, **params)`` on as many rows at a time
+    as fit ``_EVAL_ELEMENTS`` with one chunk of samples."""
 
     def blocked(resampler, counts, **params):
         sorted_counts = resampler.sorted_counts(counts)
-        width = sorted_counts.shape[1]
-        if chunked:
-            width = min(width, _EVAL_CHUNK)
+        width = min(sorted_counts.shape[1], _EVAL_CHUNK)
         step = max(1, _EVAL_ELEMENTS // width)
         return np.concatenate(
             [
@@ -300,9 +325,9 @@ def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
     return value
 
 
-@_in_row_blocks(chunked=False)
+@_in_row_blocks
 def _coverage_at_risk_values(resampler, sorted_counts, risk):
-    return coverage_at_risk_from_stats(resampler.stats(sorted_counts), risk)
+    return resampler.coverage_at_risk(sorted_counts, risk)
 
 
 def _risk_path(values):
