@@ -23,9 +23,17 @@ from sklearn.linear_model import LogisticRegression
 
 import sklearn_selective
 
-# How to build an estimator that needs more than a model; anything else is built
-# with ``Estimator(LogisticRegression())``.
-FACTORIES = {}
+
+def _monitor(X, y):
+    from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+
+    model = SelectiveClassifier(LogisticRegression(), target_coverage=0.8, cv=3)
+    return PerformanceMonitor(model.fit(X, y), n_resamples=5, random_state=0)
+
+
+# How to build an estimator that needs more than an unfitted model, from the
+# sweep's data; anything else is built with ``Estimator(LogisticRegression())``.
+FACTORIES = {"PerformanceMonitor": _monitor}
 
 
 def _estimators():
@@ -40,9 +48,11 @@ def _estimators():
 ESTIMATORS = _estimators()
 
 
-def _build(name):
+def _build(name, X=None, y=None):
     if name in FACTORIES:
-        return FACTORIES[name]()
+        if X is None:
+            X, y = make_classification(n_samples=90, n_classes=3, n_informative=3)
+        return FACTORIES[name](X, y)
     return ESTIMATORS[name](LogisticRegression())
 
 
@@ -91,10 +101,22 @@ def test_estimators_are_found():
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_unfitted_methods_raise_not_fitted(name, data):
     X, y = data
-    estimator = _build(name)
+    estimator = _build(name, X, y)
     for method_name in _methods(estimator):
         with pytest.raises(NotFittedError):
             _call(getattr(estimator, method_name), X, y)
+
+
+def _fit(estimator, X, y, **kwargs):
+    """``fit`` with data passed by position, whatever its parameters are called."""
+    return estimator.fit(X, y, **kwargs)
+
+
+def _fit_names(estimator, names):
+    """The names of ``fit``'s data parameters for the generic ``X`` and ``y``."""
+    data_names = list(inspect.signature(estimator.fit).parameters)[:2]
+    aliases = dict(zip(["X", "y"], data_names, strict=True))
+    return [aliases.get(n, n) for n in names] + list(names)
 
 
 def _bad_fit_inputs(X, y):
@@ -128,15 +150,19 @@ def _bad_fit_inputs(X, y):
 def test_fit_refuses_bad_input(name, data):
     X, y = data
     for case, kwargs, names in _bad_fit_inputs(X, y):
-        estimator = _build(name)
+        estimator = _build(name, X, y)
         if "sample_weight" in kwargs and (
             "sample_weight" not in inspect.signature(estimator.fit).parameters
         ):
             continue
+        if case == "one class" and name in FACTORIES:
+            continue  # the model is fitted already: one class of labels is valid
+        names = _fit_names(estimator, names)
+        data = kwargs.pop("X"), kwargs.pop("y")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with pytest.raises((ValueError, TypeError)) as info:
-                estimator.fit(**kwargs)
+                _fit(estimator, *data, **kwargs)
         assert _message_names(info.value, names), (
             f"{name}.fit with {case}: the message does not name {names}: {info.value}"
         )
@@ -149,7 +175,7 @@ def fitted(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in ESTIMATORS:
-            out[name] = _build(name).fit(X, y)
+            out[name] = _fit(_build(name, X, y), X, y)
     return out
 
 
@@ -189,6 +215,8 @@ def _containers(X):
 
 
 def _as_array(result):
+    if hasattr(result, "to_frame"):  # a result object: the numbers of its table
+        return result.to_frame().select_dtypes("number").to_numpy(dtype=float).ravel()
     if isinstance(result, tuple):
         return np.concatenate(
             [np.atleast_1d(np.asarray(r, dtype=float)) for r in result]
@@ -226,8 +254,12 @@ def test_fit_accepts_pandas_and_string_labels(name, data):
     frame.columns = [f"f{i}" for i in range(X.shape[1])]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        on_arrays = _build(name).fit(X, y)
-        on_frames = _build(name).fit(frame, pd.Series(names[y], index=frame.index))
+        on_arrays = _fit(_build(name, X, y), X, y)
+        on_frames = _fit(
+            _build(name, frame, pd.Series(names[y], index=frame.index)),
+            frame,
+            pd.Series(names[y], index=frame.index),
+        )
     for method_name in _methods(on_arrays):
         if method_name in ("score",):
             continue
