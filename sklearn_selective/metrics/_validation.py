@@ -109,17 +109,31 @@ def _check_sample_weight(
 def _as_labels(values, name, ndim=(1,)):
     """``values`` as an ndarray of labels (any dtype) of an accepted rank."""
     if type(values) is np.ndarray and values.ndim in ndim and values.size:
-        return values
+        return _check_no_missing_label(values, name)
     if ndim == (1,):
         try:
-            return column_or_1d(_check_array(values, name, **_LABEL_PARAMS))
+            labels = column_or_1d(_check_array(values, name, **_LABEL_PARAMS))
         except ValueError as error:
             if "shape" not in str(error) or name in str(error):
                 raise
             raise ValueError(
                 f"{name} must be a 1-D array of labels of shape (n_samples,); {error}"
             ) from error
-    return _check_array(values, name, **_LABEL_PARAMS)
+        return _check_no_missing_label(labels, name)
+    return _check_no_missing_label(_check_array(values, name, **_LABEL_PARAMS), name)
+
+
+def _check_no_missing_label(labels, name):
+    """A NaN label (a missing value, e.g. an empty CSV cell) equals no label."""
+    if labels.ndim == 1 and labels.dtype.kind in "fcO":
+        missing = labels != labels  # NaN is the only value unequal to itself
+        if np.any(missing):
+            raise ValueError(
+                f"{name} contains NaN (a missing label) at {np.count_nonzero(missing)} "
+                "position(s); every label must be known. Drop those samples or fill "
+                "in their labels."
+            )
+    return labels
 
 
 _LABEL_PARAMS = {"ensure_2d": False, "dtype": None, "ensure_all_finite": False}
