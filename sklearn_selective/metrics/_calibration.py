@@ -3,11 +3,15 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_array, column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._params import validate_params
-from ._validation import _check_probabilities, _check_sample_weight
+from ._validation import (
+    _as_labels,
+    _check_array,
+    _check_probabilities,
+    _check_sample_weight,
+)
 
 
 def _quantile_edges(scores, weight, n_bins):
@@ -193,8 +197,17 @@ def expected_calibration_error(
     >>> round(ece, 4)
     0.2533
     """
-    y_true = column_or_1d(y_true, dtype=None)
-    y_proba = check_array(y_proba, ensure_2d=False, dtype=None, input_name="y_proba")
+    y_true = _as_labels(y_true, "y_true")
+    y_proba = _check_array(y_proba, "y_proba", ensure_2d=False, dtype=None)
+    if y_proba.dtype.kind not in "fiub":
+        raise ValueError(
+            f"y_proba must hold numbers (probabilities); got dtype {y_proba.dtype}."
+        )
+    if y_proba.ndim > 2:
+        raise ValueError(
+            "y_proba must be of shape (n_samples,) or (n_samples, n_classes); got "
+            f"shape {y_proba.shape}."
+        )
     if y_proba.shape[0] != y_true.shape[0]:
         raise ValueError(
             f"y_true has {y_true.shape[0]} samples but y_proba has {y_proba.shape[0]}; "

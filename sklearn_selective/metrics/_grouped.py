@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._bootstrap import bootstrap_metric
@@ -20,7 +19,7 @@ from ._risk_coverage import (
     sele,
     selective_risk_at_coverage,
 )
-from ._validation import _check_confidence, _check_sample_weight
+from ._validation import _as_labels, _check_confidence, _check_sample_weight
 
 # Each package metric by name, with whether a larger value is better.
 _METRICS = {
@@ -147,7 +146,7 @@ def _group_labels(groups, y_true, n_samples):
                 'groups="class" groups the samples by y_true: pass y_true.'
             )
         groups = y_true
-    groups = column_or_1d(groups, dtype=None)
+    groups = _as_labels(groups, "groups")
     if groups.shape[0] != n_samples:
         raise ValueError(
             f"groups has {groups.shape[0]} entries but confidence has {n_samples}; "
