@@ -33,9 +33,9 @@ PUBLIC_MODULES = [
 ]
 
 N, N_TARGET, K, M = 12, 9, 3, 4
-# Values for parameters whose defaults make the sweep slow; everything else keeps
-# its default or, when required, a value generated from its constraints.
-FAST_DEFAULTS = {"n_resamples": 9, "n_bootstrap": 5, "random_state": 0}
+# Values for parameters whose defaults make the sweep slow or random; the rest keep
+# their default or, when required, a value generated from their constraints.
+FAST_DEFAULTS = {"n_resamples": 9, "random_state": 0, "metric": "augrc"}
 
 # Per-sample argument name -> (kind, which sample axis it lives on).
 # Kinds: labels (n,), score (n,), weight (n,), loss (n,), proba (n, k),
@@ -401,7 +401,9 @@ def test_mismatched_length(name, loss_form, rng):
             short = value[:, :-1]
         else:
             short = value[:-1]
-        _expect_error(func, {**kwargs, param: short}, [param])
+        # every array of a mapping is "a confidence": the message may say so
+        names = [param, "confidence"] if kind == "scores_mapping" else [param]
+        _expect_error(func, {**kwargs, param: short}, names)
 
 
 def _wrong_ndim(kind, value):

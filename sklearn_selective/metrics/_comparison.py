@@ -27,7 +27,7 @@ from ._resampling import (
     _check_resampling_inputs,
 )
 from ._results import ConfidenceComparisonResult, SystemComparisonResult
-from ._validation import _NAMED_LOSSES, _check_confidence
+from ._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
 
 
 @validate_params(
@@ -181,7 +181,7 @@ def compare_confidence_functions(
     """
     metric, name = _comparison_metric(metric)
     names = _check_entries(confidences, "confidences", "confidence scores")
-    first = _check_confidence(confidences[names[0]])
+    first = _as_float_1d(confidences[names[0]], f"confidences[{names[0]!r}]")
     y_true, y_pred, _, sample_weight = _check_resampling_inputs(
         y_true, y_pred, first, sample_weight
     )
@@ -189,7 +189,7 @@ def compare_confidence_functions(
     metric_kwargs = _comparison_kwargs(name, loss, labels, metric_kwargs)
     statistic, entries = {}, []
     for csf in names:
-        scores = _check_confidence(confidences[csf])
+        scores = _as_float_1d(confidences[csf], f"confidences[{csf!r}]")
         if scores.shape[0] != n_samples:
             raise ValueError(
                 f"Every confidence array needs one score per sample: "
