@@ -472,3 +472,16 @@ def test_bootstrap_metric_with_area_options_calls_the_metric(options):
         got.bootstrap_distribution, expected.bootstrap_distribution, rtol=1e-12
     )
     assert got.statistic == metric(None, None, confidence, loss=losses, **options)
+
+
+def test_paired_comparisons_refuse_the_area_options_clearly():
+    from sklearn_selective.metrics import compare_confidence_functions
+
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, 30)
+    y_pred = np.where(rng.random(30) < 0.3, 1 - y_true, y_true)
+    confidences = {"a": rng.random(30), "b": rng.random(30)}
+    with pytest.raises(ValueError, match="coverage_range"):
+        compare_confidence_functions(
+            y_true, y_pred, confidences, metric="aurc", coverage_range=(0, 0.5)
+        )
