@@ -3,11 +3,15 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_array, column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._params import validate_params
-from ._validation import _check_probabilities, _check_sample_weight
+from ._validation import (
+    _as_labels,
+    _check_array,
+    _check_probabilities,
+    _check_sample_weight,
+)
 
 
 def _quantile_edges(scores, weight, n_bins):
@@ -193,8 +197,10 @@ def expected_calibration_error(
     >>> round(ece, 4)
     0.2533
     """
-    y_true = column_or_1d(y_true, dtype=None)
-    y_proba = check_array(y_proba, ensure_2d=False, dtype=None, input_name="y_proba")
+    y_true = _as_labels(y_true, "y_true")
+    y_proba = _check_array(
+        y_proba, "y_proba", ensure_2d=False, dtype="numeric", ensure_all_finite=True
+    )
     if y_proba.shape[0] != y_true.shape[0]:
         raise ValueError(
             f"y_true has {y_true.shape[0]} samples but y_proba has {y_proba.shape[0]}; "
