@@ -443,3 +443,45 @@ def test_partial_functions_are_batched_over_count_vectors(name):
             None, None, confidence, loss=losses, sample_weight=count, **options
         )
         assert batched[row] == pytest.approx(expected, **TOL)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"coverage_range": (0.0, 0.5)},
+        {"estimator": "trapezoid"},
+        {"oracle": "asymptotic"},
+    ],
+)
+def test_bootstrap_metric_with_area_options_calls_the_metric(options):
+    from functools import partial
+
+    from sklearn_selective.metrics import bootstrap_metric
+
+    rng = np.random.default_rng(0)
+    confidence = rng.random(40)
+    losses = (rng.random(40) < 0.3).astype(float)
+    metric = e_aurc if "oracle" in options else aurc
+    kwargs = {"loss": losses, "n_resamples": 30, "random_state": 1}
+    got = bootstrap_metric(metric, None, None, confidence, **kwargs, **options)
+    # The same resamples through a plain callable (the generic path).
+    expected = bootstrap_metric(
+        partial(metric, **options), None, None, confidence, **kwargs
+    )
+    np.testing.assert_allclose(
+        got.bootstrap_distribution, expected.bootstrap_distribution, rtol=1e-12
+    )
+    assert got.statistic == metric(None, None, confidence, loss=losses, **options)
+
+
+def test_paired_comparisons_refuse_the_area_options_clearly():
+    from sklearn_selective.metrics import compare_confidence_functions
+
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, 30)
+    y_pred = np.where(rng.random(30) < 0.3, 1 - y_true, y_true)
+    confidences = {"a": rng.random(30), "b": rng.random(30)}
+    with pytest.raises(ValueError, match="coverage_range"):
+        compare_confidence_functions(
+            y_true, y_pred, confidences, metric="aurc", coverage_range=(0, 0.5)
+        )

@@ -31,6 +31,17 @@ AURC_OPTION_ESTIMATORS = {"trapezoid"}
 ORACLES = {"empirical", "asymptotic"}
 
 
+def uses_area_options(metric_kwargs):
+    """Whether ``metric_kwargs`` ask for one of the options computed here, which
+    the bootstrap's vectorised path does not evaluate (it then calls the metric)."""
+    return (
+        metric_kwargs.get("coverage_range") is not None
+        or bool(metric_kwargs.get("class_balanced", False))
+        or metric_kwargs.get("oracle", "empirical") != "empirical"
+        or metric_kwargs.get("estimator") in AURC_OPTION_ESTIMATORS
+    )
+
+
 def check_coverage_range(coverage_range):
     """``(low, high)`` as floats with ``0 <= low <= high <= 1``; None is ``(0, 1)``."""
     if coverage_range is None:

@@ -198,16 +198,9 @@ def expected_calibration_error(
     0.2533
     """
     y_true = _as_labels(y_true, "y_true")
-    y_proba = _check_array(y_proba, "y_proba", ensure_2d=False, dtype=None)
-    if y_proba.dtype.kind not in "fiub":
-        raise ValueError(
-            f"y_proba must hold numbers (probabilities); got dtype {y_proba.dtype}."
-        )
-    if y_proba.ndim > 2:
-        raise ValueError(
-            "y_proba must be of shape (n_samples,) or (n_samples, n_classes); got "
-            f"shape {y_proba.shape}."
-        )
+    y_proba = _check_array(
+        y_proba, "y_proba", ensure_2d=False, dtype="numeric", ensure_all_finite=True
+    )
     if y_proba.shape[0] != y_true.shape[0]:
         raise ValueError(
             f"y_true has {y_true.shape[0]} samples but y_proba has {y_proba.shape[0]}; "

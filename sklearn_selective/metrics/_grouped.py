@@ -1,10 +1,12 @@
 """A metric on every group of samples (class, site, device, demographic group)."""
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._bootstrap import bootstrap_metric
@@ -147,6 +149,8 @@ def _group_labels(groups, y_true, n_samples):
             )
         groups = y_true
     groups = _as_labels(groups, "groups")
+    if groups.dtype.kind in "fc" and np.isnan(groups).any():
+        raise ValueError("groups contains NaN: give every sample a group label.")
     if groups.shape[0] != n_samples:
         raise ValueError(
             f"groups has {groups.shape[0]} entries but confidence has {n_samples}; "
@@ -329,6 +333,10 @@ def metric_by_group(
     confidence = _check_confidence(confidence)
     n_samples = confidence.shape[0]
     sample_weight = _check_sample_weight(sample_weight, n_samples)
+    for argument, values in (("y_true", y_true), ("y_pred", y_pred)):
+        values = np.asarray([] if values is None else values)
+        if values.ndim == 1 and values.dtype.kind in "fc" and np.isnan(values).any():
+            raise ValueError(f"{argument} contains NaN: every sample needs a label.")
     labels = _group_labels(groups, y_true, n_samples)
     unique, index = np.unique(labels, return_inverse=True)
     values = np.empty(unique.shape[0])
@@ -349,7 +357,14 @@ def metric_by_group(
         weight = None if sample_weight is None else sample_weight[mask]
         extra = {} if weight is None else {"sample_weight": weight}
         values[position] = function(*args, confidence[mask], **kwargs, **extra)
-        if n_resamples is not None and counts[position] >= 2:
+        if n_resamples is not None and counts[position] < 2:
+            warnings.warn(
+                f"Group {unique[position]!r} has fewer than 2 samples: no bootstrap "
+                "interval (nan).",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        elif n_resamples is not None:
             boot_metric, boot_kwargs = _for_bootstrap(function, kwargs)
             result = bootstrap_metric(
                 boot_metric,

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
+from ._area_options import uses_area_options
 from ._draws import _bootstrap_counts
 from ._intervals import _interval, _warn_undefined
 from ._resampling import (
@@ -71,6 +72,12 @@ def _check_entries(entries, what, kind):
 
 def _evaluator(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs):
     """The metric on the data (a float) and on count vectors (a function)."""
+    if uses_area_options(metric_kwargs):
+        raise ValueError(
+            "Paired comparisons evaluate the metrics vectorised, without the options "
+            "coverage_range, class_balanced, estimator='trapezoid' and "
+            "oracle='asymptotic'; compare with bootstrap_metric per system instead."
+        )
     weight_kwarg = {} if sample_weight is None else {"sample_weight": sample_weight}
     value = float(metric(y_true, y_pred, confidence, **weight_kwarg, **metric_kwargs))
     evaluate = _FAST_PATHS[metric](

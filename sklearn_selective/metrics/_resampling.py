@@ -15,6 +15,7 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
+from ._area_options import uses_area_options
 from ._core import (
     group_ties,
 )
@@ -240,6 +241,8 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
     y_true, y_pred, confidence, sample_weight = arrays
     n_samples = confidence.shape[0]
     prepare = _FAST_PATHS.get(metric)
+    if uses_area_options(metric_kwargs):  # coverage_range, class_balanced, ...
+        prepare = None
     if prepare is not None:
         evaluate = prepare(y_true, y_pred, confidence, sample_weight, **metric_kwargs)
         positive = _positive_weight(sample_weight)
