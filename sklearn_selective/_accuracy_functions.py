@@ -10,14 +10,14 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_array, column_or_1d
 from sklearn.utils._param_validation import validate_params
 
 from .confidence import get_confidence_function
+from .confidence._blockwise import check_probabilities
 from .confidence._functions import model_output_of
 from .metrics._bootstrap import _bootstrap_indices, _check_generator, _counts
 from .metrics._core import group_ties
-from .metrics._validation import _check_sample_weight
+from .metrics._validation import _as_labels, _check_array, _check_sample_weight
 
 # ----------------------------------------------------------------------------
 # The ATC rule on score arrays (batched over weight vectors)
@@ -200,8 +200,8 @@ def _source_predictions(
     y_source, proba_source, labels, names=("y_source", "proba_source")
 ):
     y_name, proba_name = names
-    y_source = column_or_1d(y_source, dtype=None)
-    proba_source = check_array(proba_source, input_name=proba_name)
+    y_source = _as_labels(y_source, y_name)
+    proba_source = _check_proba(proba_source, proba_name)
     if proba_source.shape[0] != y_source.shape[0]:
         raise ValueError(
             f"{y_name} and {proba_name} must have the same number of samples; got "
@@ -224,8 +224,15 @@ def _source_predictions(
     return proba_source, correct
 
 
+def _check_proba(values, name):
+    """Finite class probabilities of shape (n_samples, n_classes), named in errors."""
+    proba = _check_array(values, name)
+    check_probabilities(proba, name)
+    return proba
+
+
 def _check_target(proba_target, proba_source):
-    proba_target = check_array(proba_target, input_name="proba_target")
+    proba_target = _check_proba(proba_target, "proba_target")
     if proba_target.shape[1] != proba_source.shape[1]:
         raise ValueError(
             f"proba_target has {proba_target.shape[1]} columns, proba_source "
@@ -335,8 +342,15 @@ def atc_accuracy(
     proba_target = _check_target(proba_target, proba_source)
     scores = _csf_scores(csf, csf_params, proba_source, "proba_source")
     target_scores = _csf_scores(csf, csf_params, proba_target, "proba_target")
-    sample_weight = _check_sample_weight(sample_weight, scores.shape[0])
-    target_weight = _check_sample_weight(target_sample_weight, target_scores.shape[0])
+    sample_weight = _check_sample_weight(
+        sample_weight, scores.shape[0], reference="y_source"
+    )
+    target_weight = _check_sample_weight(
+        target_sample_weight,
+        target_scores.shape[0],
+        name="target_sample_weight",
+        reference="proba_target",
+    )
     threshold, _, _ = _fit_atc(scores, correct, sample_weight, 0, None)
     return float(
         _SortedScores(target_scores, target_weight).share_at_or_above(threshold)
@@ -382,8 +396,14 @@ def average_confidence_accuracy(proba_target, *, target_sample_weight=None):
     >>> average_confidence_accuracy([[0.9, 0.1], [0.6, 0.4]])
     0.75
     """
+    proba_target = _check_proba(proba_target, "proba_target")
     confidence = get_confidence_function("msp")(proba_target)
-    weight = _check_sample_weight(target_sample_weight, confidence.shape[0])
+    weight = _check_sample_weight(
+        target_sample_weight,
+        confidence.shape[0],
+        name="target_sample_weight",
+        reference="proba_target",
+    )
     return float(np.average(confidence, weights=weight))
 
 
@@ -483,16 +503,21 @@ def doc_accuracy(
     0.875
     """
     if labels is None:
-        labels = np.unique(column_or_1d(y_source, dtype=None))
+        labels = np.unique(_as_labels(y_source, "y_source"))
     proba_source, correct = _source_predictions(y_source, proba_source, labels)
     proba_target = _check_target(proba_target, proba_source)
     msp = get_confidence_function("msp")
-    source_weight = _check_sample_weight(sample_weight, correct.shape[0])
+    source_weight = _check_sample_weight(
+        sample_weight, correct.shape[0], reference="y_source"
+    )
     source_accuracy = np.average(correct, weights=source_weight)
     source_confidence = np.average(msp(proba_source), weights=source_weight)
     target_confidence = msp(proba_target)
     target_weight = _check_sample_weight(
-        target_sample_weight, target_confidence.shape[0]
+        target_sample_weight,
+        target_confidence.shape[0],
+        name="target_sample_weight",
+        reference="proba_target",
     )
     slope, intercept = 1.0, 0.0
     if shifted_sets is not None:

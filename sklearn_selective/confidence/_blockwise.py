@@ -38,7 +38,13 @@ def probability_tolerance(dtype, n_classes):
 
 def _as_float_array(values, name, ndim):
     """Return ``values`` as a float32/float64 ndarray of the expected rank."""
-    array = np.asarray(values)
+    try:
+        array = np.asarray(values)
+    except ValueError as error:  # ragged nested lists
+        raise ValueError(
+            f"{name} is ragged (its rows have different lengths); pass a "
+            f"rectangular array ({error})."
+        ) from error
     if array.dtype.kind not in "fiub":
         raise ValueError(
             f"{name} must be numeric; got an array of dtype {array.dtype}."
