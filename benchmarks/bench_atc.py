@@ -21,7 +21,7 @@ truth) of each method, for logistic regression and gradient boosting.
 
 Two further studies (``--study variance`` / ``--study protocol``; default all):
 
-- variance: how much bootstrap averaging (``n_bootstrap=200``) reduces the
+- variance: how much bootstrap averaging (``n_resamples=200``) reduces the
   variance of the ATC-MC estimate. The model and the target set are fixed and
   the labelled source set is redrawn ``--sources`` times; the table gives the
   variance of the plain and of the bagged estimate and their ratio.
@@ -71,7 +71,7 @@ def _targets(rng, means, n):
 METHODS = {
     "ATC-MC": lambda m: ATCEstimator(m, csf="msp"),
     "ATC-NE": lambda m: ATCEstimator(m, csf="negative_entropy"),
-    "ATC-MC boot": lambda m: ATCEstimator(m, n_bootstrap=200, random_state=0),
+    "ATC-MC boot": lambda m: ATCEstimator(m, n_resamples=200, random_state=0),
     "AC": AverageConfidenceEstimator,
     "DoC": DoCEstimator,
 }
@@ -139,7 +139,7 @@ def _variance_study(args):
                     warnings.simplefilter("ignore", UserWarning)
                     plain = ATCEstimator(model).fit(X_source, y_source)
                     bagged = ATCEstimator(
-                        model, n_bootstrap=200, random_state=source
+                        model, n_resamples=200, random_state=source
                     ).fit(X_source, y_source)
                 for shift, (X_target, _) in targets.items():
                     estimates[shift][0].append(plain.estimate_accuracy(X_target))

@@ -69,7 +69,7 @@ methods = {
     "ATC-MC": lambda m: ATCEstimator(m, csf="msp"),
     "ATC-NE": lambda m: ATCEstimator(m, csf="negative_entropy"),
     "ATC-MC, 200 bootstraps": lambda m: ATCEstimator(
-        m, n_bootstrap=200, random_state=0
+        m, n_resamples=200, random_state=0
     ),
     "average confidence": AverageConfidenceEstimator,
     "DoC": DoCEstimator,

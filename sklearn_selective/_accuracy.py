@@ -37,7 +37,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         ``fit`` learns, from held-out labelled source data, the score threshold
         whose share of source samples below it equals the source error ([ATC]
         Eq. 1-2); :meth:`estimate_accuracy` returns the share of target samples
-        scoring at or above it (Eq. 3). With ``n_bootstrap > 0`` the threshold is
+        scoring at or above it (Eq. 3). With ``n_resamples > 0`` the threshold is
         also learnt on that many bootstrap resamples of the source scores; the
         estimate is the mean over them (Maaz et al.), and
         ``estimate_accuracy(..., return_interval=True)`` gives an interval for
@@ -58,7 +58,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         csf_params : dict, default=None
             Keyword arguments of the score function.
 
-        n_bootstrap : int, default=0
+        n_resamples : int, default=0
             Number of bootstrap resamples of the source scores: the estimate is
             averaged over their thresholds, and they (with as many resamples of
             the target) give the interval. The averaging itself changes the
@@ -90,7 +90,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
     threshold_ : float
         The ATC threshold learnt on all held-out source scores.
 
-    thresholds_ : ndarray of shape (n_bootstrap,) or (1,)
+    thresholds_ : ndarray of shape (n_resamples,) or (1,)
         The thresholds of the bootstrap resamples (``[threshold_]`` without).
 
     source_accuracy_ : float
@@ -147,7 +147,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
     >>> from sklearn_selective import ATCEstimator
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = make_pipeline(StandardScaler(), LogisticRegression())
-    >>> atc = ATCEstimator(model, n_bootstrap=200, random_state=0)
+    >>> atc = ATCEstimator(model, n_resamples=200, random_state=0)
     >>> atc = atc.fit(X[:350], y[:350])
     >>> estimate, (low, high) = atc.estimate_accuracy(X[350:], return_interval=True)
     >>> true_accuracy = (atc.estimator_.predict(X[350:]) == y[350:]).mean()
@@ -159,7 +159,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         **_BaseAccuracyEstimator._parameter_constraints,
         "csf": [str, callable],
         "csf_params": [dict, None],
-        "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
+        "n_resamples": [Interval(Integral, 0, None, closed="left")],
         "temperature_scaling": ["boolean"],
     }
 
@@ -169,7 +169,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         *,
         csf="msp",
         csf_params=None,
-        n_bootstrap=0,
+        n_resamples=0,
         temperature_scaling=False,
         cv=None,
         refit=True,
@@ -179,7 +179,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         self.estimator = estimator
         self.csf = csf
         self.csf_params = csf_params
-        self.n_bootstrap = n_bootstrap
+        self.n_resamples = n_resamples
         self.temperature_scaling = temperature_scaling
         self.cv = cv
         self.refit = refit
@@ -196,7 +196,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
     def _fit_source(self, scores, correct, sample_weight):
         self.threshold_, self.thresholds_, self.source_accuracy_ = _fit_atc(
-            scores, correct, sample_weight, self.n_bootstrap, self.random_state
+            scores, correct, sample_weight, self.n_resamples, self.random_state
         )
         self._target_seed = _target_seed(self.random_state)
 
@@ -216,7 +216,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
             reaches. Either way the (weighted) mean is the estimate.
         """
         scores, _ = self._target_scores(X, None)
-        if self.n_bootstrap == 0:
+        if self.n_resamples == 0:
             return scores >= self.threshold_
         thresholds = np.sort(self.thresholds_)
         reached = np.searchsorted(thresholds, scores, side="right")
@@ -237,10 +237,10 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
         return_interval : bool, default=False
             Also return a percentile bootstrap interval (needs
-            ``n_bootstrap > 0``) for the **population accuracy on the target
+            ``n_resamples > 0``) for the **population accuracy on the target
             distribution**: the accuracy the classifier would have on an
             unlimited number of new samples drawn like ``X``. Each of the
-            ``n_bootstrap`` bootstrap thresholds of the source is paired with
+            ``n_resamples`` bootstrap thresholds of the source is paired with
             a bootstrap resample of the target samples, so the interval
             includes both the uncertainty of the threshold (finite source
             data) and the sampling of the target set. It assumes what ATC
@@ -268,11 +268,11 @@ class ATCEstimator(_BaseAccuracyEstimator):
             )
         scores, weight = self._target_scores(X, sample_weight)
         sorted_scores = _SortedScores(scores, weight)
-        if self.n_bootstrap == 0:
+        if self.n_resamples == 0:
             if return_interval:
                 raise ValueError(
-                    "An interval needs bootstrap resamples: set n_bootstrap, e.g. "
-                    "n_bootstrap=200."
+                    "An interval needs bootstrap resamples: set n_resamples, e.g. "
+                    "n_resamples=200."
                 )
             return float(sorted_scores.share_at_or_above(self.threshold_))
         estimates = sorted_scores.share_at_or_above(self.thresholds_)

@@ -98,7 +98,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         so its score (greater is better, as for every scikit-learn ``score``)
         is ``-|estimate_accuracy(X) - accuracy of estimator_ on (X, y)|``.
         This lets :class:`~sklearn.model_selection.GridSearchCV` choose, e.g.,
-        ``csf`` or ``n_bootstrap`` by estimation error; score on labelled
+        ``csf`` or ``n_resamples`` by estimation error; score on labelled
         *shifted* data when the estimator is meant for shifts (i.i.d.
         cross-validation folds only measure the no-shift error). The
         classifier's own accuracy is ``estimator_.score(X, y)``.

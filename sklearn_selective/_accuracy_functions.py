@@ -77,18 +77,18 @@ def _warn_degenerate_source(accuracy):
         )
 
 
-def _fit_atc(scores, correct, sample_weight, n_bootstrap, random_state):
+def _fit_atc(scores, correct, sample_weight, n_resamples, random_state):
     """Point threshold, bootstrap thresholds and the source accuracy."""
     weights = np.ones_like(scores) if sample_weight is None else sample_weight
     accuracy = float(np.average(correct, weights=weights))
     _warn_degenerate_source(accuracy)
     groups = group_ties(scores)
     threshold = float(_atc_thresholds(groups, correct, weights))
-    if n_bootstrap == 0:
+    if n_resamples == 0:
         return threshold, np.array([threshold]), accuracy
     rng = _check_generator(random_state)
     blocks = []
-    for indices in _bootstrap_indices(rng, scores.shape[0], n_bootstrap):
+    for indices in _bootstrap_indices(rng, scores.shape[0], n_resamples):
         counts = _counts(indices, scores.shape[0]) * weights
         blocks.append(_atc_thresholds(groups, correct, counts))
     return threshold, np.concatenate(blocks), accuracy
@@ -135,7 +135,7 @@ def _joint_bootstrap_estimates(thresholds, target_scores, target_weight, rng):
 def _atc_interval(thresholds, target_scores, target_weight, rng, confidence_level):
     """Percentile interval for the target's population accuracy (joint bootstrap).
 
-    ``thresholds`` come from :func:`_fit_atc` with ``n_bootstrap > 0``; ``rng``
+    ``thresholds`` come from :func:`_fit_atc` with ``n_resamples > 0``; ``rng``
     must be independent of the generator that drew them.
     """
     estimates = _joint_bootstrap_estimates(

@@ -318,7 +318,7 @@ def _interval_coverage(repetitions, n_source, n_target):
         rng = np.random.default_rng([repetition, 1])  # not the bootstrap's stream
         proba, y = _draw(rng, n_source)
         target, _ = _draw(rng, n_target)
-        atc = ATCEstimator(model, n_bootstrap=200, random_state=repetition)
+        atc = ATCEstimator(model, n_resamples=200, random_state=repetition)
         _, (low, high) = atc.fit(proba, y).estimate_accuracy(
             target, return_interval=True
         )
@@ -344,7 +344,7 @@ def test_interval_is_reproducible_and_unit_weights_change_nothing():
     proba, y = _draw(rng, 200)
     target, _ = _draw(rng, 50)
     model = FrozenEstimator(_ProbaIsX().fit(np.eye(4), range(4)))
-    atc = ATCEstimator(model, n_bootstrap=50, random_state=0).fit(proba, y)
+    atc = ATCEstimator(model, n_resamples=50, random_state=0).fit(proba, y)
     first = atc.estimate_accuracy(target, return_interval=True)
     assert atc.estimate_accuracy(target, return_interval=True) == first
     estimate, interval = atc.estimate_accuracy(
@@ -364,7 +364,7 @@ def test_interval_is_reproducible_and_unit_weights_change_nothing():
 @parametrize_with_checks(
     [
         ATCEstimator(LogisticRegression()),
-        ATCEstimator(LogisticRegression(), n_bootstrap=5, random_state=0),
+        ATCEstimator(LogisticRegression(), n_resamples=5, random_state=0),
         AverageConfidenceEstimator(LogisticRegression()),
         DoCEstimator(LogisticRegression()),
     ],
@@ -418,13 +418,13 @@ def test_frozen_estimator_matches_the_functional_form(shifted):
 def test_bootstrap_is_reproducible_and_predict_correct_averages_to_it(shifted):
     model, X_source, y_source, X_target, _ = shifted
     frozen = FrozenEstimator(model)
-    first = ATCEstimator(frozen, n_bootstrap=100, random_state=3).fit(
+    first = ATCEstimator(frozen, n_resamples=100, random_state=3).fit(
         X_source, y_source
     )
-    second = ATCEstimator(frozen, n_bootstrap=100, random_state=3).fit(
+    second = ATCEstimator(frozen, n_resamples=100, random_state=3).fit(
         X_source, y_source
     )
-    other = ATCEstimator(frozen, n_bootstrap=100, random_state=4).fit(
+    other = ATCEstimator(frozen, n_resamples=100, random_state=4).fit(
         X_source, y_source
     )
     np.testing.assert_array_equal(first.thresholds_, second.thresholds_)
@@ -488,7 +488,7 @@ def test_unfitted_and_interval_errors(shifted):
     with pytest.raises(NotFittedError):
         ATCEstimator(model).estimate_accuracy(X_target)
     atc = ATCEstimator(FrozenEstimator(model)).fit(X_source, y_source)
-    with pytest.raises(ValueError, match="set n_bootstrap"):
+    with pytest.raises(ValueError, match="set n_resamples"):
         atc.estimate_accuracy(X_target, return_interval=True)
     with pytest.raises(ValueError, match="confidence_level"):
         atc.estimate_accuracy(X_target, confidence_level=1.5)
