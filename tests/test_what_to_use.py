@@ -83,3 +83,18 @@ def test_uq_c_index_random_and_oracle():
     assert uq_c_index(y_true, proba, -gap) == 1.0
     values = [uq_c_index(y_true, proba, rng.permutation(300)) for _ in range(200)]
     assert abs(np.mean(values) - 0.5) < 4 * np.std(values) / math.sqrt(200)
+
+
+def test_uq_paper_g_auc_is_twice_augrc():
+    """[UQ] Lemma 3.1 names G-AUC after Geifman's AURC, but its formula, Eq. 20,
+    is 2 * AUGRC (the metrics guide says so)."""
+    rng = np.random.default_rng(2)
+    y_true = rng.integers(0, 3, size=500)
+    y_pred = np.where(rng.uniform(size=500) < 0.3, (y_true + 1) % 3, y_true)
+    confidence = np.round(rng.uniform(size=500) - 0.3 * (y_pred != y_true), 2)
+    acc = np.mean(y_true == y_pred)
+    g_auc = (1 - acc) ** 2 + 2 * (1 - uq_auc(y_true, y_pred, confidence)) * (
+        1 - acc
+    ) * acc
+    assert g_auc == pytest.approx(2 * augrc(y_true, y_pred, confidence), rel=1e-12)
+    assert abs(g_auc - aurc(y_true, y_pred, confidence)) > 0.01

@@ -318,7 +318,7 @@ def get_scorer(scoring):
 
     References
     ----------
-    .. [1] T. Traub et al. *Overcoming Common Flaws in the Evaluation of
+    .. [1] J. Traub et al. *Overcoming Common Flaws in the Evaluation of
        Selective Classification Systems.* NeurIPS 2024 (selection by AUGRC).
 
     Examples
