@@ -143,14 +143,14 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
 class AverageConfidenceEstimator(_BaseAccuracyEstimator):
     """Estimate accuracy on unlabelled data by the average maximum probability.
 
-        A baseline for :class:`ATCEstimator`: right only when the classifier is
-        calibrated on the target, which a shift usually breaks.
+    A baseline for :class:`ATCEstimator`: right only when the classifier is
+    calibrated on the target, which a shift usually breaks.
 
-        Parameters
-        ----------
-        estimator : estimator instance
-            The probabilistic classifier, unfitted or wrapped in
-            :class:`~sklearn.frozen.FrozenEstimator`.
+    Parameters
+    ----------
+    estimator : estimator instance
+        The probabilistic classifier, unfitted or wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator`.
 
     %(held_out_cv)s
 
@@ -236,21 +236,21 @@ class AverageConfidenceEstimator(_BaseAccuracyEstimator):
 class DoCEstimator(AverageConfidenceEstimator):
     """Estimate accuracy on unlabelled data by the difference of confidences.
 
-        ``acc_target = acc_source - (mean MSP on source - mean MSP on target)``,
-        clipped to ``[0, 1]`` (Guillory et al. 2021). A baseline for
-        :class:`ATCEstimator`.
+    ``acc_target = acc_source - (mean MSP on source - mean MSP on target)``,
+    clipped to ``[0, 1]`` (Guillory et al. 2021). A baseline for
+    :class:`ATCEstimator`.
 
-        After :meth:`fit`, :meth:`fit_regression` turns this difference form
-        into the *regression* DoC: from several labelled shifted sets it learns
-        the line ``drop = intercept + slope * DoC`` between the difference of
-        confidences and the accuracy drop, which :meth:`estimate_accuracy` then
-        uses (Guillory et al. 2021; Maaz et al. Sec. 1.1 and 3.1).
+    After :meth:`fit`, :meth:`fit_regression` turns this difference form
+    into the *regression* DoC: from several labelled shifted sets it learns
+    the line ``drop = intercept + slope * DoC`` between the difference of
+    confidences and the accuracy drop, which :meth:`estimate_accuracy` then
+    uses (Guillory et al. 2021; Maaz et al. Sec. 1.1 and 3.1).
 
-        Parameters
-        ----------
-        estimator : estimator instance
-            The probabilistic classifier, unfitted or wrapped in
-            :class:`~sklearn.frozen.FrozenEstimator`.
+    Parameters
+    ----------
+    estimator : estimator instance
+        The probabilistic classifier, unfitted or wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator`.
 
     %(held_out_cv)s
 
