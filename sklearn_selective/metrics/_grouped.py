@@ -189,7 +189,8 @@ def _worst(values, greater_is_better, labels):
         return None, float("nan")
     candidates = np.where(defined, values, np.inf if greater_is_better else -np.inf)
     index = int(np.argmin(candidates) if greater_is_better else np.argmax(candidates))
-    return labels[index], float(values[index])
+    # a Python scalar (as ``tolist`` gives), not a NumPy one, like every result
+    return labels[index : index + 1].tolist()[0], float(values[index])
 
 
 @validate_params(
@@ -322,7 +323,7 @@ def metric_by_group(
     >>> result.values.round(4)
     array([0.0556, 0.2222])
     >>> result.worst_group, result.n_samples
-    (np.int64(1), array([3, 3]))
+    (1, array([3, 3]))
     >>> print(result)
     augrc by group (lower is better)
     group       augrc  n_samples
