@@ -362,7 +362,7 @@ def aurc(
     if (
         estimator in AURC_OPTION_ESTIMATORS
         or coverage_range is not None
-        or (class_balanced)
+        or class_balanced
     ):
         return aurc_with_options(
             y_true,
