@@ -628,3 +628,46 @@ def test_bootstrap_metric_errors():
         bootstrap_metric("augrc", y_true, y_pred, confidence, estimator="log")
     with pytest.raises(InvalidParameterError, match="estimator"):
         bootstrap_metric("aurc", y_true, y_pred, confidence, estimator="exact")
+
+
+@pytest.mark.parametrize(
+    "values, params",
+    [
+        (_risk_resampler._aurc_values, {}),
+        (_risk_resampler._aurc_values, {"estimator": "log"}),
+        (_risk_resampler._sele_values, {}),
+        (_risk_resampler._augrc_values, {}),
+        (_risk_resampler._uq_auc_values, {}),
+        (_risk_resampler._e_aurc_values, {}),
+        (_risk_resampler._naurc_values, {}),
+        (_risk_resampler._selective_risk_at_coverage_values, {"coverage": 0.37}),
+        (_risk_resampler._coverage_at_risk_values, {"risk": 0.25}),
+    ],
+)
+@pytest.mark.parametrize("losses", ["zero_one", "continuous"])
+def test_unit_weight_paths_equal_the_group_path(values, params, losses, monkeypatch):
+    # Without ties and sample weights the metrics take per-sample closed forms
+    # (``unit_*``); they must equal the tie-group computation on the same counts,
+    # also for counts far above those of a bootstrap (the rare-large-count branch),
+    # for rows of other totals (the jackknife) and across several chunks.
+    monkeypatch.setattr(_risk_resampler, "_EVAL_CHUNK", 16)
+    rng = np.random.default_rng(7)
+    n = 50
+    confidence = rng.permutation(n) / n
+    loss = (rng.random(n) < 0.5).astype(float)
+    if losses == "continuous":
+        loss = rng.random(n) * 2
+    skewed = rng.dirichlet(np.full(n, 0.2), size=6)
+    counts = np.vstack(
+        [
+            rng.multinomial(n, np.full(n, 1 / n), size=6),
+            np.array([rng.multinomial(n, p) for p in skewed]),  # counts up to ~20
+            np.ones((2, n), dtype=int) - np.eye(2, n, dtype=int),  # jackknife rows
+        ]
+    ).astype(np.uint8)
+    resampler = _risk_resampler._RiskResampler(confidence, loss, None)
+    assert resampler.unit
+    assert np.any((counts > _risk_resampler._SUM_WIDTH + 2) & (loss > 0))
+    fast = values(resampler, counts, **params)
+    resampler.unit = False
+    assert_allclose(fast, values(resampler, counts, **params), rtol=1e-12, atol=1e-15)

@@ -30,6 +30,11 @@ _EVAL_CHUNK = 2**13
 # Tie groups of unit-weight samples up to this width take their AURC weight as the
 # mean of tabulated per-position weights; wider ones use _core's closed form.
 _TABLE_WIDTH = 8
+# Without ties, the AURC weights of the copies of a sample drawn up to this many
+# times are summed in a table (one row per count); rarer larger counts add the rest.
+_SUM_WIDTH = 3
+# The oracle's group weights are a matrix product up to this many distinct losses.
+_ONEHOT_GROUPS = 8
 
 
 # --------------------------------------------------------------------------------------
@@ -53,8 +58,12 @@ class _RiskResampler:
         self.losses = losses[groups.order]
         self.weight = None if sample_weight is None else sample_weight[groups.order]
         self._starts = groups.starts
-        self._oracle_groups = self._oracle_index = None
+        self._oracle_groups = self._oracle_index = self._oracle_onehot = None
         self._tables = {}
+        self._position_sums = {}
+        # Unit weights and no ties: every sample is its own group, of integer weight
+        # its count, and the metrics have per-sample closed forms (``_unit_*``).
+        self.unit = sample_weight is None and groups.starts is None
         n_samples = confidence.shape[0]
         # Chunk bounds on the sorted samples, moved up to the next group start.
         bounds = np.arange(0, n_samples, _EVAL_CHUNK)
@@ -97,6 +106,15 @@ class _RiskResampler:
         if self._oracle_groups is None:
             self._oracle_groups = group_ties(-self.losses)
         groups = self._oracle_groups
+        if groups.n_groups <= _ONEHOT_GROUPS:  # a few losses (0/1): one product
+            if self._oracle_onehot is None:
+                onehot = np.zeros((self.losses.shape[0], groups.n_groups))
+                onehot[np.arange(onehot.shape[0]), groups.group_index] = (
+                    1.0 if self.weight is None else self.weight
+                )
+                self._oracle_onehot = onehot
+            weight = sorted_counts @ self._oracle_onehot
+            return GroupStats(weight, weight * -groups.values)
         if self._oracle_index is None:
             self._oracle_index = groups.group_index
         index = self._oracle_index
@@ -111,8 +129,19 @@ class _RiskResampler:
         return GroupStats(weight, weight * -groups.values)
 
     def aurc(self, sorted_counts, estimator):
-        """AURC of every resample: from the table for bootstrap counts on unit
+        """AURC of every resample: from the tables for bootstrap counts on unit
         weights, else by the chunked sums."""
+        n_samples = sorted_counts.shape[1]
+        if self.unit:
+            value, total = self.unit_aurc(sorted_counts, estimator)
+            value /= n_samples
+            other = total != n_samples  # not bootstrap counts: the jackknife's
+            if other.any():
+                value[other] = self._aurc_by_groups(sorted_counts[other], estimator)
+            return value
+        return self._aurc_by_groups(sorted_counts, estimator)
+
+    def _aurc_by_groups(self, sorted_counts, estimator):
         n_samples = sorted_counts.shape[1]
         if self.weight is None and np.all(sorted_counts.sum(axis=1) == n_samples):
             # Bootstrap counts on unit weights, total weight n: alpha from a table.
@@ -178,6 +207,137 @@ class _RiskResampler:
             below += chunk
             below_loss += chunk_loss
         return np.clip(largest, 0.0, total) / total
+
+    # ----------------------------------------------------------------------------------
+    # Unit weights, no ties: every sample's copies form one group of integer weight,
+    # its count, and the metrics are sums of per-sample closed forms.
+    # ----------------------------------------------------------------------------------
+    def unit_chunks(self, sorted_counts):
+        """Per chunk of the sorted samples (least confident first): the counts,
+        the exact count up to and including each sample ``U``, and the losses."""
+        carry = np.zeros((sorted_counts.shape[0], 1), dtype=np.intp)
+        for start, stop, _ in self._chunks:
+            counts = sorted_counts[:, start:stop]
+            upto = np.cumsum(counts, axis=-1, dtype=np.intp)
+            upto += carry
+            carry = upto[:, -1:].copy()
+            yield counts, upto, self.losses[start:stop]
+
+    def unit_sums(self, sorted_counts, offset):
+        """``(sum_i l_i c_i (2 U_i - c_i + offset), total weight, total loss)`` per
+        resample: twice the AUGRC (offset 0) or SELE (offset 1) sum of the groups
+        ``(U_i - c_i, U_i]`` with loss ``c_i l_i`` (see ``_core``)."""
+        rows = sorted_counts.shape[0]
+        value, losses = np.zeros(rows), np.zeros(rows)
+        total = np.zeros(rows, dtype=np.intp)
+        for counts, upto, chunk_losses in self.unit_chunks(sorted_counts):
+            middle = 2 * upto
+            middle -= counts
+            if offset:
+                middle += offset
+            middle *= counts
+            value += middle @ chunk_losses
+            losses += counts @ chunk_losses
+            total = upto[:, -1]
+        return value, total.astype(np.float64), losses
+
+    def _unit_position_sums(self, estimator):
+        """Flat table of ``S[k, r] = alpha(r) + ... + alpha(r - k + 1)`` for
+        ``k <= _SUM_WIDTH``: a group of ``k`` unit samples ending at ``r`` has the
+        AURC weight ``S[k, r] / k`` (the mean of its positions' weights), so a
+        sample with count ``k`` adds ``S[k, r] l``."""
+        if estimator not in self._position_sums:
+            table = self._alpha_table(estimator)
+            size = table.shape[0]
+            sums = np.zeros((_SUM_WIDTH + 1, size))
+            for width in range(1, _SUM_WIDTH + 1):
+                sums[width] = sums[width - 1]
+                sums[width, width - 1 :] += table[: size - width + 1]
+            self._position_sums[estimator] = sums.ravel()
+        return self._position_sums[estimator]
+
+    def unit_aurc(self, sorted_counts, estimator):
+        """``(n AURC, total weight)`` of count vectors on unit weights without ties,
+        for resamples of total weight ``n`` ([AURC] Eq. 11-13, 18)."""
+        table = self._alpha_table(estimator)
+        sums = self._unit_position_sums(estimator)
+        size = table.shape[0]
+        rows = sorted_counts.shape[0]
+        value = np.zeros(rows)
+        total = np.zeros(rows, dtype=np.intp)
+        for counts, upto, losses in self.unit_chunks(sorted_counts):
+            index = np.minimum(counts, _SUM_WIDTH).astype(np.intp)
+            index *= size
+            index += upto
+            value += np.take(sums, index) @ losses
+            total = upto[:, -1]
+            # The rare samples drawn more than _SUM_WIDTH times, with a loss.
+            wide = np.flatnonzero((counts > _SUM_WIDTH) & (losses != 0))
+            if wide.shape[0]:
+                row, column = np.divmod(wide, counts.shape[1])
+                count, end = counts[row, column], upto[row, column]
+                rest = np.zeros(wide.shape[0])
+                for below in range(_SUM_WIDTH, int(count.max())):
+                    more = count > below
+                    rest[more] += table[end[more] - below]
+                rest *= losses[column]
+                value += np.bincount(row, weights=rest, minlength=rows)
+        return value, total
+
+    def unit_selective_risk_at_coverage(self, sorted_counts, coverage):
+        """Selective risk at ``coverage`` of count vectors on unit weights without
+        ties: the accepted share of a sample's copies is ``clip(U_i - rejected, 0,
+        c_i)``, the boundary group accepted in proportion as in ``_core``."""
+        total = sorted_counts.sum(axis=-1, dtype=np.intp)
+        accepted = coverage * total
+        rejected = (total - accepted)[:, None]
+        accepted_loss = np.zeros(sorted_counts.shape[0])
+        for counts, upto, losses in self.unit_chunks(sorted_counts):
+            share = np.subtract(upto, rejected)
+            np.clip(share, 0.0, counts, out=share)
+            accepted_loss += share @ losses
+        return accepted_loss / accepted
+
+    def unit_coverage_at_risk(self, sorted_counts, risk):
+        """Largest coverage with selective risk <= ``risk`` of count vectors on unit
+        weights without ties, chunk by chunk, most confident first.
+
+        ``_core``'s candidates are the feasible group ends and the crossings inside
+        groups with a feasible start; they grow along the ranking, so the largest
+        is that of the last group with a feasible end or start.
+        """
+        rows = sorted_counts.shape[0]
+        every_row = np.arange(rows)
+        accepted, accepted_loss = np.zeros(rows), np.zeros(rows)
+        largest = np.zeros(rows)
+        for start, stop, _ in reversed(self._chunks):
+            counts = sorted_counts[:, start:stop][:, ::-1]
+            losses = self.losses[start:stop][::-1]
+            loss = counts * losses
+            upto = np.cumsum(counts, axis=-1, dtype=np.float64)
+            upto += accepted[:, None]
+            loss_upto = np.cumsum(loss, axis=-1)
+            loss_upto += accepted_loss[:, None]
+            feasible = loss_upto <= risk * upto
+            start_feasible = np.empty_like(feasible)
+            start_feasible[:, 0] = (accepted_loss <= risk * accepted) & (accepted > 0)
+            np.logical_and(
+                feasible[:, :-1], upto[:, :-1] > 0, out=start_feasible[:, 1:]
+            )
+            candidate = feasible | start_feasible
+            candidate &= counts > 0
+            last = candidate.shape[1] - 1 - np.argmax(candidate[:, ::-1], axis=-1)
+            row = every_row[candidate[every_row, last]]
+            last = last[row]
+            end = upto[row, last]
+            below = end - counts[row, last]
+            loss_below = loss_upto[row, last] - loss[row, last]
+            mean_loss = losses[last]
+            crossing = (below * mean_loss - loss_below) / (mean_loss - risk)
+            value = np.where(feasible[row, last], end, crossing)
+            largest[row] = np.fmax(largest[row], value)
+            accepted, accepted_loss = upto[:, -1], loss_upto[:, -1]
+        return np.clip(largest, 0.0, accepted) / accepted
 
     def _alpha_table(self, estimator):
         """``alpha(r)`` of the positions ``r = 0 .. n`` for unit sample weights,
@@ -269,12 +429,18 @@ def _aurc_values(resampler, sorted_counts, estimator="harmonic"):
 
 @_in_row_blocks
 def _sele_values(resampler, sorted_counts):
+    if resampler.unit:
+        value, total, _ = resampler.unit_sums(sorted_counts, offset=1)
+        return value / (2.0 * total**2)
     value, total, _ = resampler.sums(sorted_counts, sele_from_stats, 2)
     return value / total**2
 
 
 @_in_row_blocks
 def _augrc_values(resampler, sorted_counts):
+    if resampler.unit:
+        value, total, _ = resampler.unit_sums(sorted_counts, offset=0)
+        return value / (2.0 * total**2)
     value, total, _ = resampler.sums(sorted_counts, augrc_from_stats, 2)
     return value / total**2
 
@@ -284,7 +450,11 @@ def _uq_auc_values(resampler, sorted_counts):
     # For 0/1 losses, with W the total weight, F the failures and A the AUGRC
     # numerator, AUGRC = (1 - UQ_AUC) acc (1 - acc) + (1 - acc)^2 / 2 ([AUGRC]
     # Eq. 7, exact; SPEC section 4) gives UQ_AUC = (F (W - F/2) - A) / ((W - F) F).
-    numerator, total, failures = resampler.sums(sorted_counts, augrc_from_stats, 2)
+    if resampler.unit:
+        twice, total, failures = resampler.unit_sums(sorted_counts, offset=0)
+        numerator = twice / 2.0
+    else:
+        numerator, total, failures = resampler.sums(sorted_counts, augrc_from_stats, 2)
     correct = total - failures
     defined = (failures > 0) & (correct > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -320,6 +490,8 @@ def _naurc_values(resampler, sorted_counts, estimator="harmonic"):
 def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
     # The accepted share of each group's loss, over the accepted weight (the same
     # for every framed chunk): the chunks' values add up (power 0).
+    if resampler.unit:
+        return resampler.unit_selective_risk_at_coverage(sorted_counts, coverage)
     function = partial(selective_risk_at_coverage_from_stats, coverage=coverage)
     value, _, _ = resampler.sums(sorted_counts, function, 0)
     return value
@@ -327,6 +499,8 @@ def _selective_risk_at_coverage_values(resampler, sorted_counts, coverage):
 
 @_in_row_blocks
 def _coverage_at_risk_values(resampler, sorted_counts, risk):
+    if resampler.unit:
+        return resampler.unit_coverage_at_risk(sorted_counts, risk)
     return resampler.coverage_at_risk(sorted_counts, risk)
 
 
