@@ -20,7 +20,14 @@ from ._core import (
     group_ties,
 )
 from ._draws import _indices
-from ._ranking import _squared_group_weight, _weighted_inversions, uq_auc, uq_c_index
+from ._ranking import (
+    _kendall_dis,
+    _sorted_dense_rank,
+    _squared_group_weight,
+    _weighted_inversions,
+    uq_auc,
+    uq_c_index,
+)
 from ._risk_coverage import (
     augrc,
     aurc,
@@ -76,7 +83,12 @@ _METRICS = {
 
 
 class _ConcordanceResampler:
-    """``uq_c_index`` with the sorting done once; one resample at a time."""
+    """``uq_c_index`` with the sorting done once; one resample at a time.
+
+    Without sample weights a resample's copies are counted as ``uq_c_index``
+    counts unit-weight samples: scipy's compiled discordant-pair count on the
+    ranks repeated by their counts, in exact integers.
+    """
 
     def __init__(self, y_true, y_proba, confidence, labels, sample_weight):
         n_samples = confidence.shape[0]
@@ -98,9 +110,21 @@ class _ConcordanceResampler:
         )
         self._ranked = ranked_index[self._joint_groups.order]
         self._weight = sample_weight
+        self._unit = sample_weight is None and _kendall_dis is not None
+        if self._unit:
+            gap_order = self._gap_groups.order
+            self._gap_order = gap_order
+            self._gap_rank = _sorted_dense_rank(self._gap_groups)
+            self._confidence_rank = np.take(
+                self._confidence_groups.group_index + 1, gap_order
+            )
 
     def __call__(self, counts):
         values = np.empty(counts.shape[0])
+        if self._unit:
+            for row, count in enumerate(counts):
+                values[row] = self._unit_c_index(count)
+            return values
         for row, count in enumerate(counts):
             weight = count.astype(np.float64)
             if self._weight is not None:
@@ -122,6 +146,31 @@ class _ConcordanceResampler:
             - _squared_group_weight(self._joint_groups, weight)
         ) / 2.0
         return (concordant + tied / 2.0) / comparable
+
+    def _unit_c_index(self, count):
+        # _unit_concordance of the samples repeated by their counts.
+        repeats = count[self._gap_order]
+        gap_rank = np.repeat(self._gap_rank, repeats)
+        concordant = int(
+            _kendall_dis(gap_rank, np.repeat(self._confidence_rank, repeats))
+        )
+        count = count.astype(np.int64)
+        total = int(gap_rank.shape[0])
+        comparable = total * total - _squared_count(self._gap_groups, count)
+        if comparable <= 0:
+            return np.nan
+        tied = _squared_count(self._confidence_groups, count) - _squared_count(
+            self._joint_groups, count
+        )  # ordered pairs, as comparable
+        return (2 * concordant + tied / 2) / comparable
+
+
+def _squared_count(groups, count):
+    """``sum_groups (sum of the group's counts)^2``, exact."""
+    if groups.starts is None:
+        return int(np.dot(count, count))
+    sums = np.bincount(groups.group_index, weights=count, minlength=groups.n_groups)
+    return int(np.dot(sums, sums))
 
 
 def _concordance_path(y_true, y_pred, confidence, sample_weight, labels=None):
