@@ -1,5 +1,6 @@
 """A table of selective metrics with bootstrap intervals (demo and evaluate)."""
 
+import contextlib
 import csv
 import io
 import json
@@ -11,7 +12,6 @@ from typing import NamedTuple
 from .metrics import (
     augrc,
     aurc,
-    bootstrap_metric,
     coverage_at_risk,
     e_aurc,
     naurc,
@@ -20,6 +20,7 @@ from .metrics import (
     uq_auc,
     uq_c_index,
 )
+from .metrics._bootstrap import _SharedResamples
 
 
 class MetricSpec(NamedTuple):
@@ -113,19 +114,20 @@ class Row(NamedTuple):
 
 
 class _Progress:
-    """Progress lines on stderr, only once the work has taken over a second."""
+    """Progress lines on stderr once the work has taken over a second, then at
+    most one every few seconds."""
 
-    def __init__(self, total, stream=None):
-        self.total, self.done = total, 0
+    def __init__(self, stream=None, every=3.0):
         self.stream = sys.stderr if stream is None else stream
-        self.start = time.perf_counter()
+        self.start = self.last = time.perf_counter()
+        self.every = every
 
-    def step(self, label):
-        self.done += 1
-        elapsed = time.perf_counter() - self.start
-        if elapsed > 1.0:
+    def __call__(self, done, total):
+        now = time.perf_counter()
+        if now - self.start > 1.0 and (now - self.last >= self.every or done == total):
+            self.last = now
             print(
-                f"[{self.done}/{self.total}] {label} ({elapsed:.1f} s)",
+                f"bootstrap: {done}/{total} resamples ({now - self.start:.1f} s)",
                 file=self.stream,
                 flush=True,
             )
@@ -146,16 +148,17 @@ def metric_rows(
 ):
     """One row per metric, with a bootstrap interval when ``n_resamples > 0``.
 
-    Warnings (an undefined metric) are printed as one ``warning:`` line each
-    on stderr.
+    Every metric is evaluated on the same resamples, each drawn once. Warnings
+    (an undefined metric) are printed as one ``warning:`` line each on stderr,
+    with progress lines once the bootstrap takes more than a second.
     """
     if n_resamples and len(y_true) < 2:
         raise ValueError(
             f"the bootstrap needs at least 2 samples, the file has {len(y_true)}; "
             "pass --n-resamples 0 for the values alone"
         )
-    progress = _Progress(len(specs))
-    rows = []
+    shared = _SharedResamples(n_resamples, random_state) if n_resamples else None
+    values = []
     for spec in specs:
         if spec.needs_proba and proba is None:
             raise ValueError(
@@ -168,33 +171,37 @@ def metric_rows(
             kwargs["loss"] = loss
         if labels is not None and predictions is proba:
             kwargs["labels"] = labels
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            rows.append(
-                _row(
-                    spec,
-                    (y_true, predictions, confidence),
-                    kwargs,
-                    n_resamples=n_resamples,
-                    confidence_level=confidence_level,
-                    random_state=random_state,
-                )
-            )
-        for message in dict.fromkeys(str(w.message) for w in caught):
-            print(f"warning: {spec.label}: {message}", file=progress.stream)
-        progress.step(spec.label)
+        arrays = (y_true, predictions, confidence)
+        with _warnings_of(spec):
+            if shared is None:
+                values.append(spec.function(*arrays, **kwargs))
+            else:
+                values.append(shared.add(spec.function, *arrays, **kwargs))
+    if shared is None:
+        return [
+            Row(spec.label, value, better=spec.better, name=spec.name)
+            for spec, value in zip(specs, values, strict=True)
+        ]
+    shared.run(progress=_Progress())
+    rows = []
+    for spec, index in zip(specs, values, strict=True):
+        with _warnings_of(spec):
+            result = shared.result(index, confidence_level=confidence_level)
+        low, high = result.confidence_interval
+        rows.append(
+            Row(spec.label, result.statistic, low, high, spec.better, spec.name)
+        )
     return rows
 
 
-def _row(spec, arrays, kwargs, n_resamples, **bootstrap):
-    if n_resamples == 0:
-        value = spec.function(*arrays, **kwargs)
-        return Row(spec.label, value, better=spec.better, name=spec.name)
-    result = bootstrap_metric(
-        spec.function, *arrays, n_resamples=n_resamples, **bootstrap, **kwargs
-    )
-    low, high = result.confidence_interval
-    return Row(spec.label, result.statistic, low, high, spec.better, spec.name)
+@contextlib.contextmanager
+def _warnings_of(spec):
+    """Print the warnings raised inside as ``warning: <metric>: message`` lines."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"warning: {spec.label}: {message}", file=sys.stderr)
 
 
 def format_table(rows, confidence_level=0.95):

@@ -211,19 +211,36 @@ def bootstrap_metric(
     >>> round(result.statistic, 3)
     0.975
     """
+    metric = _resolve_metric(metric)
+    statistic, values, n_samples = _prepare(
+        metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs
+    )
+    rng = _check_generator(random_state)
+    distribution = values(_bootstrap_counts(rng, n_samples, n_resamples))
+    return _result(
+        metric, statistic, distribution, values, n_samples, confidence_level, method
+    )
+
+
+def _prepare(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs):
+    """``(statistic, values, n_samples)``: the metric on the data (which validates
+    ``metric_kwargs`` and the data) and ``values(count_blocks)`` on resamples."""
     arrays = _check_resampling_inputs(y_true, y_pred, confidence, sample_weight)
     y_true, y_pred, confidence, sample_weight = arrays
-    n_samples = confidence.shape[0]
-    metric = _resolve_metric(metric)
-    method = _METHODS[method]
     weight_kwarg = {} if sample_weight is None else {"sample_weight": sample_weight}
-    # Also validates metric_kwargs and the data for this metric.
     statistic = float(
         metric(y_true, y_pred, confidence, **weight_kwarg, **metric_kwargs)
     )
-    rng = _check_generator(random_state)
     values = _resample_evaluator(metric, arrays, metric_kwargs, n_jobs)
-    distribution = values(_bootstrap_counts(rng, n_samples, n_resamples))
+    return statistic, values, confidence.shape[0]
+
+
+def _result(
+    metric, statistic, distribution, values, n_samples, confidence_level, method
+):
+    """The :class:`BootstrapResult` of a bootstrap distribution."""
+    n_resamples = distribution.shape[0]
+    method = _METHODS[method]
     defined = distribution[~np.isnan(distribution)]
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
     jackknife = None
@@ -246,3 +263,52 @@ def bootstrap_metric(
         confidence_level=float(confidence_level),
         method=method,
     )
+
+
+class _SharedResamples:
+    """Several metrics bootstrapped on the same resamples, each block drawn once.
+
+    ``add`` validates a metric and its data (all of ``n_samples`` samples) and
+    computes its value; ``run`` draws the blocks of count vectors of
+    ``random_state`` once and evaluates every metric on each; ``result(i)`` is
+    then what ``bootstrap_metric`` returns for the ``i``-th metric with the same
+    ``random_state`` (an int seed): the same resamples, the same
+    distribution. Used by the command line, whose metrics share one file.
+    """
+
+    def __init__(self, n_resamples, random_state):
+        self.n_resamples, self.random_state = n_resamples, random_state
+        self._metrics = []
+
+    def add(self, metric, y_true, y_pred, confidence, **metric_kwargs):
+        metric = _resolve_metric(metric)
+        prepared = _prepare(
+            metric, y_true, y_pred, confidence, None, metric_kwargs, None
+        )
+        self._metrics.append((metric, *prepared))
+        return len(self._metrics) - 1
+
+    def run(self, progress=None):
+        """Evaluate every metric on the resamples; ``progress(done, total)`` is
+        called after each block of resamples."""
+        n_samples = {n for *_, n in self._metrics}
+        if len(n_samples) != 1:
+            raise ValueError("the metrics must share one set of samples")
+        (n_samples,) = n_samples
+        rng = _check_generator(self.random_state)
+        blocks = [[] for _ in self._metrics]
+        done = 0
+        for counts in _bootstrap_counts(rng, n_samples, self.n_resamples):
+            for block, (_, _, values, _) in zip(blocks, self._metrics, strict=True):
+                block.append(values([counts]))
+            done += counts.shape[0]
+            if progress is not None:
+                progress(done, self.n_resamples)
+        self._distributions = [np.concatenate(block) for block in blocks]
+
+    def result(self, index, confidence_level=0.95, method="percentile"):
+        metric, statistic, values, n_samples = self._metrics[index]
+        distribution = self._distributions[index]
+        return _result(
+            metric, statistic, distribution, values, n_samples, confidence_level, method
+        )
