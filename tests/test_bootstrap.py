@@ -19,6 +19,7 @@ from test_public_functions import (
 
 from sklearn_selective.metrics import (
     _draws,
+    _integer_counts,
     _risk_resampler,
     augrc,
     aurc,
@@ -631,29 +632,35 @@ def test_bootstrap_metric_errors():
 
 
 @pytest.mark.parametrize(
-    "values, params",
+    "name, params",
     [
-        (_risk_resampler._aurc_values, {}),
-        (_risk_resampler._aurc_values, {"estimator": "log"}),
-        (_risk_resampler._sele_values, {}),
-        (_risk_resampler._augrc_values, {}),
-        (_risk_resampler._uq_auc_values, {}),
-        (_risk_resampler._e_aurc_values, {}),
-        (_risk_resampler._naurc_values, {}),
-        (_risk_resampler._selective_risk_at_coverage_values, {"coverage": 0.37}),
-        (_risk_resampler._coverage_at_risk_values, {"risk": 0.25}),
+        ("aurc", {}),
+        ("aurc", {"estimator": "log"}),
+        ("sele", {}),
+        ("augrc", {}),
+        ("uq_auc", {}),
+        ("e_aurc", {}),
+        ("naurc", {}),
+        ("selective_risk_at_coverage", {"coverage": 0.37}),
+        ("coverage_at_risk", {"risk": 0.25}),
     ],
 )
 @pytest.mark.parametrize("losses", ["zero_one", "continuous"])
-def test_unit_weight_paths_equal_the_group_path(values, params, losses, monkeypatch):
-    # Without ties and sample weights the metrics take per-sample closed forms
-    # (``unit_*``); they must equal the tie-group computation on the same counts,
-    # also for counts far above those of a bootstrap (the rare-large-count branch),
-    # for rows of other totals (the jackknife) and across several chunks.
+@pytest.mark.parametrize("ties", [False, True])
+def test_integer_weight_paths_equal_the_group_path(
+    name, params, losses, ties, monkeypatch
+):
+    # Without sample weights the metrics take closed forms in integer group
+    # weights (``_integer_counts``); they must equal the weighted tie-group
+    # computation on the same counts, also for groups far wider than those of a
+    # bootstrap (the rare-wide-group branch), for rows of other totals (the
+    # jackknife) and across several chunks.
     monkeypatch.setattr(_risk_resampler, "_EVAL_CHUNK", 16)
     rng = np.random.default_rng(7)
     n = 50
     confidence = rng.permutation(n) / n
+    if ties:
+        confidence = np.round(confidence * 12) / 12
     loss = (rng.random(n) < 0.5).astype(float)
     if losses == "continuous":
         loss = rng.random(n) * 2
@@ -666,11 +673,15 @@ def test_unit_weight_paths_equal_the_group_path(values, params, losses, monkeypa
         ]
     ).astype(np.uint8)
     resampler = _risk_resampler._RiskResampler(confidence, loss, None)
-    assert resampler.unit
-    assert np.any((counts > _risk_resampler._SUM_WIDTH + 2) & (loss > 0))
-    fast = values(resampler, counts, **params)
-    resampler.unit = False
-    assert_allclose(fast, values(resampler, counts, **params), rtol=1e-12, atol=1e-15)
+    assert resampler.integer
+    assert np.any((counts > _integer_counts._SUM_WIDTH + 2) & (loss > 0))
+    # All the metrics at once (sharing the chunks' statistics) and one alone.
+    together = resampler.evaluate(counts, [("augrc", {}), (name, params)])[1]
+    alone = resampler.evaluate(counts, [(name, params)])[0]
+    assert_array_equal(together, alone)
+    resampler.integer = False
+    weighted = resampler.evaluate(counts, [(name, params)])[0]
+    assert_allclose(alone, weighted, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])

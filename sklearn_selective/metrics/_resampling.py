@@ -37,17 +37,7 @@ from ._risk_coverage import (
     sele,
     selective_risk_at_coverage,
 )
-from ._risk_resampler import (
-    _augrc_values,
-    _aurc_values,
-    _coverage_at_risk_values,
-    _e_aurc_values,
-    _naurc_values,
-    _risk_path,
-    _sele_values,
-    _selective_risk_at_coverage_values,
-    _uq_auc_values,
-)
+from ._risk_resampler import _risk_path
 from ._validation import (
     _check_confidence,
     _check_probabilities,
@@ -178,14 +168,14 @@ def _concordance_path(y_true, y_pred, confidence, sample_weight, labels=None):
 
 
 _FAST_PATHS = {
-    aurc: _risk_path(_aurc_values),
-    sele: _risk_path(_sele_values),
-    e_aurc: _risk_path(_e_aurc_values),
-    naurc: _risk_path(_naurc_values),
-    augrc: _risk_path(_augrc_values),
-    uq_auc: _risk_path(_uq_auc_values),
-    selective_risk_at_coverage: _risk_path(_selective_risk_at_coverage_values),
-    coverage_at_risk: _risk_path(_coverage_at_risk_values),
+    aurc: _risk_path("aurc"),
+    sele: _risk_path("sele"),
+    e_aurc: _risk_path("e_aurc"),
+    naurc: _risk_path("naurc"),
+    augrc: _risk_path("augrc"),
+    uq_auc: _risk_path("uq_auc"),
+    selective_risk_at_coverage: _risk_path("selective_risk_at_coverage"),
+    coverage_at_risk: _risk_path("coverage_at_risk"),
     uq_c_index: _concordance_path,
 }
 
