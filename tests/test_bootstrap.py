@@ -18,6 +18,7 @@ from test_public_functions import (
 )
 
 from sklearn_selective.metrics import (
+    _bootstrap,
     _draws,
     _integer_counts,
     _risk_resampler,
@@ -704,6 +705,9 @@ def test_shared_resamples_equal_separate_bootstraps(method):
         shared.add(metric, y_true, second, confidence, **kwargs)
     shared.run(progress=lambda done, total: progress.append((done, total)))
     assert progress[-1] == (30, 30)
+    # aurc, e_aurc and the working point share one evaluation of their data.
+    groups = _bootstrap._shared_groups([values for _, _, values, _ in shared._metrics])
+    assert sorted(indices for indices, _ in groups) == [[0, 1, 3], [2], [4]]
     for index, (metric, second, kwargs) in enumerate(calls):
         expected = bootstrap_metric(
             metric,

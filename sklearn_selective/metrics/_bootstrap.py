@@ -4,6 +4,7 @@ The resamples and the metric on each of them come from ``_resampling``, the
 intervals from ``_intervals``; paired comparisons live in ``_comparison``.
 """
 
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,7 @@ from ._resampling import (
     _resolve_metric,
 )
 from ._results import BootstrapResult
+from ._risk_resampler import _FastMetric
 
 # Re-exported for the ATC estimators, which draw their resamples the same way.
 __all__ = ["_bootstrap_indices", "_check_generator", "_counts", "bootstrap_metric"]
@@ -295,12 +297,16 @@ class _SharedResamples:
         if len(n_samples) != 1:
             raise ValueError("the metrics must share one set of samples")
         (n_samples,) = n_samples
+        groups = _shared_groups([values for _, _, values, _ in self._metrics])
         rng = _check_generator(self.random_state)
         blocks = [[] for _ in self._metrics]
         done = 0
         for counts in _bootstrap_counts(rng, n_samples, self.n_resamples):
-            for block, (_, _, values, _) in zip(blocks, self._metrics, strict=True):
-                block.append(values([counts]))
+            for indices, evaluate in groups:
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    found = evaluate(counts)
+                for index, values in zip(indices, found, strict=True):
+                    blocks[index].append(values)
             done += counts.shape[0]
             if progress is not None:
                 progress(done, self.n_resamples)
@@ -312,3 +318,31 @@ class _SharedResamples:
         return _result(
             metric, statistic, distribution, values, n_samples, confidence_level, method
         )
+
+
+def _shared_groups(evaluators):
+    """``(indices, evaluate)`` pairs: ``evaluate(counts)`` returns the values of
+    the metrics at ``indices``. Risk metrics without sample weights on the same
+    data share one evaluation (the chunks' group statistics are computed once);
+    any other metric is a group of its own."""
+    groups, shared = [], []  # shared: (resampler, indices, metrics)
+    for index, values in enumerate(evaluators):
+        fast = getattr(values, "evaluate", None)
+        if not (isinstance(fast, _FastMetric) and values.positive is None):
+            groups.append(([index], partial(_alone, values)))
+            continue
+        group = next(
+            (group for group in shared if group[0].same_data(fast.resampler)), None
+        )
+        if group is None:
+            group = (fast.resampler, [], [])
+            shared.append(group)
+        group[1].append(index)
+        group[2].append((fast.name, fast.params))
+    for resampler, indices, metrics in shared:
+        groups.append((indices, partial(resampler.evaluate, metrics=metrics)))
+    return groups
+
+
+def _alone(values, counts):
+    return [values([counts])]

@@ -196,10 +196,21 @@ def _evaluate_counts(evaluate, counts, positive):
     return values
 
 
-def _fast_values(evaluate, count_blocks, positive):
-    return np.concatenate(
-        [_evaluate_counts(evaluate, counts, positive) for counts in count_blocks]
-    )
+class _FastValues:
+    """``self(count_blocks)``: a metric's fast path on each resample. ``evaluate``
+    is the prepared metric (a ``_FastMetric`` for the risk metrics, which
+    ``_SharedResamples`` evaluates together when they share their data)."""
+
+    def __init__(self, evaluate, positive):
+        self.evaluate, self.positive = evaluate, positive
+
+    def __call__(self, count_blocks):
+        return np.concatenate(
+            [
+                _evaluate_counts(self.evaluate, counts, self.positive)
+                for counts in count_blocks
+            ]
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -284,12 +295,7 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
         prepare = None
     if prepare is not None:
         evaluate = prepare(y_true, y_pred, confidence, sample_weight, **metric_kwargs)
-        positive = _positive_weight(sample_weight)
-
-        def values(count_blocks):
-            return _fast_values(evaluate, count_blocks, positive)
-
-        return values
+        return _FastValues(evaluate, _positive_weight(sample_weight))
 
     kwargs = dict(metric_kwargs)
     loss = kwargs.pop("loss", None)

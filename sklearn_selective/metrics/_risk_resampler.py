@@ -88,6 +88,20 @@ class _RiskResampler:
                 local = groups.starts[first:last] - start
             self.chunks.append((start, stop, local))
 
+    def same_data(self, other):
+        """Whether ``other`` sorts the same losses and weights the same way."""
+        return (
+            self.weight is None
+            and other.weight is None
+            and np.array_equal(self.order, other.order)
+            and np.array_equal(self.losses, other.losses)
+            and len(self.chunks) == len(other.chunks)
+            and all(
+                mine[:2] == theirs[:2] and np.array_equal(mine[2], theirs[2])
+                for mine, theirs in zip(self.chunks, other.chunks, strict=True)
+            )
+        )
+
     def sorted_counts(self, counts):
         return np.take(counts, self.order, axis=1)
 
