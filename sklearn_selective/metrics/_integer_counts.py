@@ -105,10 +105,8 @@ class _Areas:
     """``sum_g loss_g (2 U_g - W_g + offset)``: twice the AUGRC (offset 0) or SELE
     (offset 1) sum of ``_core`` for the groups ``(U_g - W_g, U_g]``."""
 
-    offset = 0
-
-    def __init__(self, block):
-        self.block = block
+    def __init__(self, block, offset):
+        self.block, self.offset = block, offset
         self.value = np.zeros(block.rows)
 
     def add(self, chunk):
@@ -122,22 +120,12 @@ class _Areas:
         return self.value / (2.0 * self.block.total.astype(np.float64) ** 2)
 
 
-class _Augrc(_Areas):
-    pass
-
-
-class _Sele(_Areas):
-    offset = 1
-
-
-class _UqAuc(_Areas):
-    def result(self):
-        # For 0/1 losses, with W the total weight, F the failures and A the AUGRC
-        # numerator, AUGRC = (1 - UQ_AUC) acc (1 - acc) + (1 - acc)^2 / 2 ([AUGRC]
-        # Eq. 7, exact; SPEC section 4) gives UQ_AUC = (F (W - F/2) - A) / ((W - F) F).
-        return uq_auc_from_sums(
-            self.value / 2.0, self.block.total.astype(np.float64), self.block.total_loss
-        )
+def _uq_auc(block, areas):
+    # For 0/1 losses, with W the total weight, F the failures and A the AUGRC
+    # numerator, AUGRC = (1 - UQ_AUC) acc (1 - acc) + (1 - acc)^2 / 2 ([AUGRC]
+    # Eq. 7, exact; SPEC section 4) gives UQ_AUC = (F (W - F/2) - A) / ((W - F) F).
+    total = block.total.astype(np.float64)
+    return uq_auc_from_sums(areas.value / 2.0, total, block.total_loss)
 
 
 def uq_auc_from_sums(numerator, total, failures):
@@ -152,7 +140,7 @@ class _Aurc:
     """``n AURC`` of resamples of total weight ``n`` (the bootstrap's); the others
     (the jackknife's) are recomputed by the weighted path."""
 
-    def __init__(self, block, estimator="harmonic"):
+    def __init__(self, block, estimator):
         self.block, self.estimator = block, estimator
         tables = _aurc_tables(block.resampler, estimator)
         self.means, self.running, self.errors = tables
@@ -188,18 +176,6 @@ class _Aurc:
                 self.block.counts[other], self.estimator
             )
         return value
-
-
-class _EAurc(_Aurc):
-    def result(self):
-        # e_aurc_from_stats's excess over the oracle, clipped at 0 against rounding.
-        oracle = aurc_from_stats(self.block.oracle, self.estimator)
-        return np.maximum(super().result() - oracle, 0.0)
-
-
-class _NAurc(_Aurc):
-    def result(self):
-        return naurc_from_oracle(super().result(), self.block.oracle, self.estimator)
 
 
 def naurc_from_oracle(value, oracle, estimator):
@@ -282,6 +258,63 @@ class _CoverageAtRisk:
     def result(self):
         total = self.total[:, 0]
         return np.clip(self.largest, 0.0, total) / total
+
+
+# --------------------------------------------------------------------------------------
+# Metrics: the accumulator each needs (several metrics may share one) and its result.
+# --------------------------------------------------------------------------------------
+def _aurc_plan(estimator="harmonic"):
+    return (_Aurc, estimator), lambda block, aurc: aurc.result()
+
+
+def _e_aurc_plan(estimator="harmonic"):
+    def result(block, aurc):
+        # e_aurc_from_stats's excess over the oracle, clipped at 0 against rounding.
+        oracle = aurc_from_stats(block.oracle, estimator)
+        return np.maximum(aurc.result() - oracle, 0.0)
+
+    return (_Aurc, estimator), result
+
+
+def _naurc_plan(estimator="harmonic"):
+    def result(block, aurc):
+        return naurc_from_oracle(aurc.result(), block.oracle, estimator)
+
+    return (_Aurc, estimator), result
+
+
+def _accumulated(accumulator, parameter):
+    def plan(**params):
+        return (accumulator, params[parameter]), lambda block, found: found.result()
+
+    return plan
+
+
+INTEGER_PLANS = {
+    "aurc": _aurc_plan,
+    "sele": lambda: ((_Areas, 1), lambda block, areas: areas.result()),
+    "augrc": lambda: ((_Areas, 0), lambda block, areas: areas.result()),
+    "uq_auc": lambda: ((_Areas, 0), _uq_auc),
+    "e_aurc": _e_aurc_plan,
+    "naurc": _naurc_plan,
+    "selective_risk_at_coverage": _accumulated(_RiskAtCoverage, "coverage"),
+    "coverage_at_risk": _accumulated(_CoverageAtRisk, "risk"),
+}
+
+
+def integer_values(resampler, sorted_counts, metrics):
+    """The values of ``metrics`` (``(name, params)`` pairs of ``INTEGER_PLANS``)
+    on a few resamples, each accumulator shared by the metrics that need it."""
+    block = _Block(resampler, sorted_counts)
+    plans = [INTEGER_PLANS[name](**params) for name, params in metrics]
+    accumulators = {}
+    for (accumulator, argument), _ in plans:
+        if (accumulator, argument) not in accumulators:
+            accumulators[accumulator, argument] = accumulator(block, argument)
+    for chunk in integer_chunks(resampler, sorted_counts):
+        for accumulator in accumulators.values():
+            accumulator.add(chunk)
+    return [result(block, accumulators[key]) for key, result in plans]
 
 
 def _aurc_tables(resampler, estimator):

@@ -23,17 +23,8 @@ from ._core import (
     selective_risk_at_coverage_from_stats,
 )
 from ._integer_counts import (
-    _Augrc,
-    _Aurc,
-    _Block,
-    _CoverageAtRisk,
-    _EAurc,
-    _NAurc,
-    _RiskAtCoverage,
     _row_dot,
-    _Sele,
-    _UqAuc,
-    integer_chunks,
+    integer_values,
     naurc_from_oracle,
     uq_auc_from_sums,
 )
@@ -163,7 +154,7 @@ class _RiskResampler:
     def evaluate(self, counts, metrics):
         """Each metric's values on a block of count vectors (one row each).
 
-        ``metrics`` are ``(name, params)`` pairs of ``_PATHS``. The rows are
+        ``metrics`` are ``(name, params)`` pairs of ``_WEIGHTED``. The rows are
         taken a few at a time, as many as fit ``_EVAL_ELEMENTS`` with one chunk
         of samples; without sample weights every chunk's group statistics are
         computed once for all the metrics.
@@ -175,17 +166,10 @@ class _RiskResampler:
         for start in range(0, sorted_counts.shape[0], step):
             rows = sorted_counts[start : start + step]
             if self.integer:
-                block = _Block(self, rows)
-                accumulators = [
-                    _PATHS[name][0](block, **params) for name, params in metrics
-                ]
-                for chunk in integer_chunks(self, rows):
-                    for accumulator in accumulators:
-                        accumulator.add(chunk)
-                results = [accumulator.result() for accumulator in accumulators]
+                results = integer_values(self, rows, metrics)
             else:
                 results = [
-                    _PATHS[name][1](self, rows, **params) for name, params in metrics
+                    _WEIGHTED[name](self, rows, **params) for name, params in metrics
                 ]
             for found, result in zip(values, results, strict=True):
                 found.append(result)
@@ -287,16 +271,16 @@ def _weighted_risk_at_coverage(resampler, sorted_counts, coverage):
     return value
 
 
-# Metric name: (accumulator without sample weights, function with sample weights).
-_PATHS = {
-    "aurc": (_Aurc, _RiskResampler.weighted_aurc),
-    "sele": (_Sele, _weighted_sele),
-    "augrc": (_Augrc, _weighted_augrc),
-    "uq_auc": (_UqAuc, _weighted_uq_auc),
-    "e_aurc": (_EAurc, _weighted_e_aurc),
-    "naurc": (_NAurc, _weighted_naurc),
-    "selective_risk_at_coverage": (_RiskAtCoverage, _weighted_risk_at_coverage),
-    "coverage_at_risk": (_CoverageAtRisk, _RiskResampler.coverage_at_risk),
+# The metrics with sample weights; without, ``_integer_counts.INTEGER_PLANS``.
+_WEIGHTED = {
+    "aurc": _RiskResampler.weighted_aurc,
+    "sele": _weighted_sele,
+    "augrc": _weighted_augrc,
+    "uq_auc": _weighted_uq_auc,
+    "e_aurc": _weighted_e_aurc,
+    "naurc": _weighted_naurc,
+    "selective_risk_at_coverage": _weighted_risk_at_coverage,
+    "coverage_at_risk": _RiskResampler.coverage_at_risk,
 }
 
 
