@@ -6,7 +6,8 @@ every risk metric is a sum over groups of a closed form in ``W``, the exact
 weight ``U`` up to and including the group (least confident first) and the
 group's loss. The sorted samples are cut into chunks; each chunk's group
 statistics (:class:`_IntegerChunk`) are computed once for a few resamples and
-handed to one accumulator per metric, so that several metrics of the same data
+handed to the accumulators the metrics need (``INTEGER_PLANS``: e_aurc and
+naurc share aurc's, uq_auc augrc's), so that several metrics of the same data
 share that work. The AURC weight of a group (the mean of its positions'
 weights, [AURC] Eq. 11-13, 18) is read from tables: the values are ``_core``'s,
 to rounding (tests/test_bootstrap.py).
@@ -137,7 +138,7 @@ def uq_auc_from_sums(numerator, total, failures):
 
 
 class _Aurc:
-    """``n AURC`` of resamples of total weight ``n`` (the bootstrap's); the others
+    """AURC of resamples of total weight ``n`` (the bootstrap's); the others
     (the jackknife's) are recomputed by the weighted path."""
 
     def __init__(self, block, estimator):
@@ -168,14 +169,17 @@ class _Aurc:
             self.value += np.bincount(row, weights=alpha, minlength=self.block.rows)
 
     def result(self):
-        n_samples = self.size - 1
-        value = self.value / n_samples
-        other = self.block.total != n_samples
-        if other.any():
-            value[other] = self.block.resampler.weighted_aurc(
-                self.block.counts[other], self.estimator
-            )
-        return value
+        # Once: e_aurc and naurc share it with aurc.
+        if not hasattr(self, "_result"):
+            n_samples = self.size - 1
+            value = self.value / n_samples
+            other = self.block.total != n_samples
+            if other.any():
+                value[other] = self.block.resampler.weighted_aurc(
+                    self.block.counts[other], self.estimator
+                )
+            self._result = value
+        return self._result.copy()
 
 
 def naurc_from_oracle(value, oracle, estimator):
