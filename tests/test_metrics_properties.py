@@ -482,3 +482,20 @@ def test_harmonic_table_keeps_full_relative_precision():
     for a, b, value in zip(x, y, got, strict=True):
         expected = math.fsum(1.0 / k for k in range(int(b) + 1, int(a) + 1))
         assert value == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "n, below, upto",
+    [(200_000, 160_000, 200_000), (200_000, 199_999, 200_000), (1000, 500, 900)],
+)
+def test_log_estimator_weights_near_full_coverage_are_precise(n, below, upto):
+    # The mean of -ln(1 - r / (n + 1)) over a group's positions: 1 - r / (n + 1)
+    # cancels near r = n, where computing it exactly matters (it cost 1e-12).
+    from sklearn_selective.metrics._core import _log_alpha
+
+    positions = range(n + 1 - upto, n + 1 - below)
+    expected = math.log(n + 1) - math.fsum(map(math.log, positions)) / (upto - below)
+    alpha = _log_alpha(
+        np.array([below], float), np.array([upto], float), np.array([n], float)
+    )
+    assert alpha[0] == pytest.approx(expected, rel=4e-16)

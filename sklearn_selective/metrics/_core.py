@@ -238,7 +238,13 @@ def _log_alpha(below, upto, n):
     ``ln(n + 1) - mean_{m=y+1..x} ln m = -ln(1 - upto / (n + 1)) - excess(x, y)``,
     where the excess vanishes for a group of width one.
     """
-    alpha = -np.log1p(-upto / (n + 1.0))
+    share = upto / (n + 1.0)
+    # -ln(1 - share), with 1 - share computed exactly where it cancels.
+    alpha = np.where(
+        share < 0.5,
+        -np.log1p(-share),
+        -np.log(np.maximum(n + 1.0 - upto, 0.0) / (n + 1.0)),
+    )
     wide = (upto - below) != 1
     if wide.any():
         alpha[wide] -= _mean_log_excess(n[wide] - below[wide], n[wide] - upto[wide])

@@ -44,7 +44,9 @@ _INDICATOR_GROUPS = 8
 class _RiskResampler:
     """Samples sorted by confidence once; count vectors become batched group stats.
 
-    The additive metrics (sums over tie groups of a function of the group's
+    :meth:`evaluate` takes a few resamples at a time. Without sample weights the
+    group weights are integers and ``_integer_counts`` evaluates every metric in
+    one pass over the chunks. With sample weights, the additive metrics (sums over tie groups of a function of the group's
     cumulative-weight interval, its loss and the total weight) are evaluated chunk
     by chunk along the sorted samples, a few resamples at a time, so that every
     temporary stays in cache. A chunk's groups are framed by two loss-free groups
@@ -58,7 +60,6 @@ class _RiskResampler:
         self.order = groups.order
         self.losses = losses[groups.order]
         self.weight = None if sample_weight is None else sample_weight[groups.order]
-        self._starts = groups.starts
         self._oracle_groups = self._oracle_index = self._oracle_indicators = None
         self.tables = {}  # the AURC tables of ``_integer_counts``
         # Without sample weights, group weights are integers (``_integer_counts``).
@@ -154,7 +155,8 @@ class _RiskResampler:
     def evaluate(self, counts, metrics):
         """Each metric's values on a block of count vectors (one row each).
 
-        ``metrics`` are ``(name, params)`` pairs of ``_WEIGHTED``. The rows are
+        ``metrics`` are ``(name, params)`` pairs, the names those of ``_WEIGHTED``
+        (and of ``INTEGER_PLANS``). The rows are
         taken a few at a time, as many as fit ``_EVAL_ELEMENTS`` with one chunk
         of samples; without sample weights every chunk's group statistics are
         computed once for all the metrics.
