@@ -184,17 +184,24 @@ def plain(values):
     return np.asarray(np.asarray(values).tolist())
 
 
-def predictions(fmt, data):
-    """True labels, predictions and MSP confidences, computed independently."""
+def probabilities(fmt, data, renormalize=False):
+    """The (n, k) probabilities a file's scores stand for (not conf files)."""
     values = data.values.astype(np.float64)
-    if fmt.kind == "conf":
-        return plain(data.y_true), plain(data.y_pred), values
-    proba = {
+    if renormalize:
+        values = values / values.sum(axis=-1, keepdims=True)
+    return {
         "proba": lambda v: v,
         "logits": lambda v: softmax(v, axis=1),
         "sigmoid": lambda v: np.column_stack([1 - v, v]),
         "sigmoid_logit": lambda v: np.column_stack([expit(-v), expit(v)]),
         "ensemble": lambda v: v.mean(axis=0),
     }[fmt.kind](values)
+
+
+def predictions(fmt, data, renormalize=False):
+    """True labels, predictions and MSP confidences, computed independently."""
+    if fmt.kind == "conf":
+        return plain(data.y_true), plain(data.y_pred), data.values.astype(np.float64)
+    proba = probabilities(fmt, data, renormalize)
     y_pred = plain(data.labels)[proba.argmax(axis=1)]
     return plain(data.y_true), y_pred, proba.max(axis=1)

@@ -12,6 +12,7 @@ format or corruption is one entry; every pair is generated.
 import json
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -24,7 +25,9 @@ from _cli_sweep_data import (
     check_ok,
     make_data,
     model_output,
+    plain,
     predictions,
+    probabilities,
     run_cli,
     score_prefix,
     write,
@@ -41,6 +44,7 @@ from sklearn_selective.metrics import (
     e_aurc,
     selective_risk_at_coverage,
     uq_auc,
+    uq_c_index,
 )
 
 
@@ -51,6 +55,7 @@ class Corrupted(NamedTuple):
     data: Data
     error: tuple = ()  # what the error line names (FILE: the path); () = values
     raw: Callable | None = None  # rewrites the written file: path -> None
+    args: tuple = ()  # more options for evaluate
 
 
 FILE, ROW = "<the file>", 3  # ROW: the sample a corruption changes
@@ -97,15 +102,18 @@ def _non_finite(value):
     return corrupt
 
 
-def _row_sums_to_1_5(fmt, data):
-    if fmt.kind not in ("proba", "ensemble"):
-        return None
-    values = data.values.copy()
-    values[_index(values)[:-1]] = 0.5
-    member = 1 if fmt.kind == "ensemble" else None
-    return Corrupted(
-        data._replace(values=values), (_group(fmt), _place(fmt, member=member))
-    )
+def _row_sums_to_1_5(renormalize=False):
+    def corrupt(fmt, data):
+        if fmt.kind not in ("proba", "ensemble"):
+            return None
+        values = data.values.copy()
+        values[_index(values)[:-1]] = 0.5
+        if renormalize:
+            return Corrupted(data._replace(values=values), args=("--renormalize",))
+        names = (_group(fmt), _place(fmt, member=1 if fmt.kind == "ensemble" else None))
+        return Corrupted(data._replace(values=values), names)
+
+    return corrupt
 
 
 def _negative(fmt, data):
@@ -174,15 +182,41 @@ def _slice(n):
 
 
 NAMES = np.array(["cat", "dog", "emu"])
+UNICODE_NAMES = np.array(["chat", "猫", "ñandú"])
 
 
-def _string_labels(fmt, data, kind=str):
+def _string_labels(fmt, data, kind=str, names=NAMES):
     k = len(data.labels)
-    names = NAMES[:k].astype(kind)
+    names = names[:k].astype(kind)
     y_pred = None if data.y_pred is None else names[data.y_pred]
     return Corrupted(
         data._replace(y_true=names[data.y_true], labels=names, y_pred=y_pred)
     )
+
+
+def _unicode_labels(fmt, data):
+    return _string_labels(fmt, data, names=UNICODE_NAMES)
+
+
+def _latin_1(fmt, data):
+    if fmt.suffix != ".csv":
+        return None
+
+    def raw(path):
+        text = path.read_text(encoding="utf-8-sig").replace("cat", "café")
+        path.write_bytes(text.encode("latin-1"))
+
+    return _string_labels(fmt, data)._replace(error=(FILE, "UTF-8"), raw=raw)
+
+
+def _truncated(fmt, data):
+    if fmt.suffix != ".npz":
+        return None
+
+    def raw(path):
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+    return Corrupted(data, (FILE, "not a readable .npz"), raw)
 
 
 def _object_labels(fmt, data):
@@ -298,7 +332,8 @@ CORRUPTIONS = {
     "nan score": _non_finite(np.nan),
     "inf score": _non_finite(np.inf),
     "-inf score": _non_finite(-np.inf),
-    "row sums to 1.5": _row_sums_to_1_5,
+    "row sums to 1.5": _row_sums_to_1_5(),
+    "row sums to 1.5, --renormalize": _row_sums_to_1_5(renormalize=True),
     "negative score": _negative,
     "probability above 1": _above_one,
     "text in a number column": _text_in_number,
@@ -311,6 +346,9 @@ CORRUPTIONS = {
     "pandas float labels": _labels(lambda y, fmt: y.astype(float)),
     "string labels": _string_labels,
     "object labels": _object_labels,
+    "unicode labels": _unicode_labels,
+    "latin-1 file": _latin_1,
+    "truncated": _truncated,
     "single class": _single_class(0),
     "single positive class": _single_class(1),
     "no y_true": lambda fmt, data: Corrupted(
@@ -323,6 +361,15 @@ CORRUPTIONS = {
         data, (FILE,), lambda path: path.write_bytes(b"")
     ),
     "header only": _csv_only(_edit_lines(lambda lines: lines[0]), (FILE, "no data")),
+    "blank file": _csv_only(
+        lambda path: path.write_text("\n\n"), (FILE, "line 1", "blank")
+    ),
+    "semicolons": _csv_only(
+        _edit_lines(lambda lines: "\n".join(lines).replace(",", ";")), (FILE, "';'")
+    ),
+    "spaces after commas": _csv_only(
+        _edit_lines(lambda lines: "\n".join(lines).replace(",", ", "))
+    ),
     "duplicate column": _csv_only(
         _edit_lines(_duplicate_last_column), ("more than once",)
     ),
@@ -370,6 +417,13 @@ EXPECTED_METRICS = {
     "uq_auc": uq_auc,
     "risk@0.8": lambda *arrays: selective_risk_at_coverage(*arrays, coverage=0.8),
 }
+BRIER_METRICS = {
+    "aurc": partial(aurc, loss="brier"),
+    "augrc": partial(augrc, loss="brier"),
+    "e_aurc": partial(e_aurc, loss="brier"),
+    "uq_c_index": uq_c_index,
+    "risk@0.8": partial(selective_risk_at_coverage, loss="brier", coverage=0.8),
+}
 JSON_VALUES = [
     "--format", "json", "--n-resamples", "0", "--metrics", ",".join(EXPECTED_METRICS)
 ]  # fmt: skip
@@ -395,16 +449,51 @@ def _check_values(run, y_true, y_pred, confidence, metrics=EXPECTED_METRICS):
     "fmt_name, corruption", FILE_CASES, ids=[f"{f}:{c}" for f, c in FILE_CASES]
 )
 def test_file(fmt_name, corruption, tmp_path, capsys):
-    fmt = FORMATS[fmt_name]
-    case = CORRUPTIONS[corruption](fmt, make_data(fmt))
+    fmt, case = _case(fmt_name, corruption)
     path = write(tmp_path / f"data{fmt.suffix}", fmt, case.data)
     if case.raw is not None:
         case.raw(path)
-    run = run_cli(capsys, ["evaluate", path, *JSON_VALUES])
+    run = run_cli(capsys, ["evaluate", path, *JSON_VALUES, *case.args])
     if case.error:
         check_error(run, [str(path) if n == FILE else n for n in case.error])
     else:
-        _check_values(run, *predictions(fmt, case.data))
+        renormalize = "--renormalize" in case.args
+        _check_values(run, *predictions(fmt, case.data, renormalize))
+
+
+def _case(fmt_name, corruption):
+    fmt = FORMATS[fmt_name]
+    return fmt, CORRUPTIONS[corruption](fmt, make_data(fmt))
+
+
+PROBABILITY_CASES = [
+    (fmt_name, corruption)
+    for fmt_name, corruption in FILE_CASES
+    if FORMATS[fmt_name].kind != "conf" and not _case(fmt_name, corruption)[1].error
+]
+
+
+@pytest.mark.parametrize(
+    "fmt_name, corruption",
+    PROBABILITY_CASES,
+    ids=[f"{f}:{c}" for f, c in PROBABILITY_CASES],
+)
+def test_file_with_the_brier_loss(fmt_name, corruption, tmp_path, capsys):
+    """The loss reads the probabilities: every label maps to its own column."""
+    fmt, case = _case(fmt_name, corruption)
+    path = write(tmp_path / f"data{fmt.suffix}", fmt, case.data)
+    if case.raw is not None:
+        case.raw(path)
+    options = ["--loss", "brier", "--metrics", ",".join(BRIER_METRICS)]
+    run = run_cli(capsys, ["evaluate", path, *JSON_VALUES, *case.args, *options])
+    renormalize = "--renormalize" in case.args
+    proba = probabilities(fmt, case.data, renormalize)
+    labels = plain(case.data.labels)
+    bound = {  # each metric of (y_true, y_pred, confidence), on the probabilities
+        name: (lambda y, _, c, f=f: f(y, proba, c, labels=labels))
+        for name, f in BRIER_METRICS.items()
+    }
+    _check_values(run, *predictions(fmt, case.data, renormalize), bound)
 
 
 CSF_CASES = [
