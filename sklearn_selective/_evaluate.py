@@ -293,7 +293,8 @@ def add_arguments(parser):
         "--n-resamples",
         type=_n_resamples,
         default=1000,
-        help="bootstrap resamples for the intervals (0: values without intervals)",
+        help="bootstrap resamples for the intervals (0: values without "
+        f"intervals; at most {MAX_RESAMPLES:_})",
     )
     parser.add_argument(
         "--confidence-level",

@@ -47,6 +47,7 @@ class Value(NamedTuple):
     tokens: Callable
     fixture: str = "csv_proba"  # the file that evaluate reads
     rename: tuple = ()
+    writes: str = ""  # a file the command must write (in tmp_path, the cwd)
 
 
 def _given(option, value):
@@ -71,7 +72,7 @@ class Domain(NamedTuple):
             bad.update(fraction="1.5", exponent="1e99", nan="nan")
         elif (self.low, self.high) != (None, None):
             bad.update(nan="nan", inf="inf", minus_inf="-inf", overflow="1e999")
-        step = 1 if self.number is int else 0.5
+        step = 1
         if self.low is not None:
             bad["below"] = repr(self.low - step)
             bad.update({"at low": repr(self.low)} if self.open else {})
@@ -159,8 +160,9 @@ def _output_file(action):
         Value("no suffix", lambda tmp, path: [option, tmp / "p"]),
     ]
     good = [
+        Value("default", lambda tmp, path: [], writes=action.default or ""),
         Value("none", _given(option, "")),
-        Value("svg", lambda tmp, path: [option, tmp / "p.svg"]),
+        Value("svg", lambda tmp, path: [option, tmp / "p.svg"], writes="p.svg"),
     ]
     return bad, good
 
@@ -283,7 +285,9 @@ def _cases():
             option = _option(action)
             missing = Value("no value", lambda tmp, path, o=option: [o])
             bad.append(Case(command, action.dest, missing, names))
-        default = [Value("default", lambda tmp, path: [])] * (not action.required)
+        default = [Value("default", lambda tmp, path: [])]
+        if action.required or any(v.id == "default" for v in values[1]):
+            default = []  # none, or the kind's own (e.g. a file it writes)
         good += [Case(command, action.dest, v, names) for v in (*default, *values[1])]
     for command in COMMANDS:
         unknown = Value("unknown option", lambda tmp, path: ["--nope", "1"])
@@ -330,6 +334,8 @@ def test_bad_option_value(case, in_tmp, capsys):
 @pytest.mark.parametrize("case", GOOD_CASES, ids=map(_case_id, GOOD_CASES))
 def test_good_option_value(case, in_tmp, capsys):
     check_ok(run_cli(capsys, _argv(case, in_tmp)))
+    if case.value.writes:
+        assert (in_tmp / case.value.writes).stat().st_size > 1000
 
 
 def test_commands_and_top_level_options(capsys):
