@@ -42,6 +42,8 @@ def _column(table, name, hint=""):
             f"{table.path} has no {name!r} (found: {', '.join(table.columns)}){hint}"
         )
     values = table.columns[name]
+    if values.ndim == 2 and values.shape[1] == 1:  # a column vector, (n, 1)
+        values = values[:, 0]
     if values.ndim != 1:
         raise InputError(
             f"{table.path}: {name!r} must be one-dimensional (one value per "
@@ -114,6 +116,10 @@ def _numeric(table, name, values):
     """Float array of a column; InputError naming the first bad value's place."""
     if values.dtype.kind in "biuf":
         return values
+    if values.dtype.kind not in "USO":  # complex, datetime, ...
+        raise InputError(
+            f"{table.path}: {name!r} must hold real numbers; it holds {values.dtype}"
+        )
     for index, value in enumerate(values.tolist()):
         try:
             float(value)

@@ -199,9 +199,13 @@ def probabilities(fmt, data, renormalize=False):
 
 
 def predictions(fmt, data, renormalize=False):
-    """True labels, predictions and MSP confidences, computed independently."""
+    """True labels, predictions and MSP confidences, computed independently.
+
+    Column vectors (n, 1) of labels or confidences stand for their n values.
+    """
+    y_true = plain(data.y_true).reshape(-1)
     if fmt.kind == "conf":
-        return plain(data.y_true), plain(data.y_pred), data.values.astype(np.float64)
+        confidence = data.values.astype(np.float64).reshape(-1)
+        return y_true, plain(data.y_pred).reshape(-1), confidence
     proba = probabilities(fmt, data, renormalize)
-    y_pred = plain(data.labels)[proba.argmax(axis=1)]
-    return plain(data.y_true), y_pred, proba.max(axis=1)
+    return y_true, plain(data.labels)[proba.argmax(axis=1)], proba.max(axis=1)

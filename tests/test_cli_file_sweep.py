@@ -137,13 +137,38 @@ def _above_one(fmt, data):
     return Corrupted(_set(data, 1.2), (_group(fmt), _place(fmt), "outside [0, 1]"))
 
 
-def _text_in_number(fmt, data):
-    values = data.values.astype(str if fmt.suffix == ".npz" else object)
-    values[_index(values)] = "abc"
-    names = (_name(fmt, data),)
-    if fmt.suffix == ".csv" or fmt.kind == "conf":
-        names += (_place(fmt),)
-    return Corrupted(data._replace(values=values), names)
+def _text_in_number(text):
+    def corrupt(fmt, data):
+        values = data.values.astype(str if fmt.suffix == ".npz" else object)
+        values[_index(values)] = text
+        names = (_name(fmt, data),)
+        if fmt.suffix == ".csv" or fmt.kind == "conf":
+            names += (_place(fmt),)
+        return Corrupted(data._replace(values=values), names)
+
+    return corrupt
+
+
+def _npz_dtype(dtype):
+    """Scores of a dtype that is not real numbers: the array is named."""
+
+    def corrupt(fmt, data):
+        if fmt.suffix != ".npz":
+            return None
+        values = data.values.astype(dtype)
+        return Corrupted(data._replace(values=values), (_name(fmt, data),))
+
+    return corrupt
+
+
+def _column_vectors(fmt, data):
+    """y_true (and y_pred, confidence) of shape (n, 1), as PyTorch often saves."""
+    if fmt.suffix != ".npz":
+        return None
+    column = {"y_true": data.y_true[:, None]}
+    if fmt.kind == "conf":
+        column.update(y_pred=data.y_pred[:, None], values=data.values[:, None])
+    return Corrupted(data._replace(**column))
 
 
 def _labels(change, error=()):
@@ -336,7 +361,11 @@ CORRUPTIONS = {
     "row sums to 1.5, --renormalize": _row_sums_to_1_5(renormalize=True),
     "negative score": _negative,
     "probability above 1": _above_one,
-    "text in a number column": _text_in_number,
+    "text in a number column": _text_in_number("abc"),
+    "empty number field": _text_in_number(""),  # pandas writes NaN so
+    "complex scores": _npz_dtype(complex),
+    "datetime scores": _npz_dtype("datetime64[s]"),
+    "column vectors": _column_vectors,
     "nan label": _labels(_with_label(np.nan), ("y_true",)),
     "empty label": _labels(
         lambda y, fmt: _with_label("")(y, fmt) if fmt.suffix == ".csv" else None,
