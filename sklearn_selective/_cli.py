@@ -8,7 +8,7 @@ from . import __version__
 from ._demo import run_demo
 from ._evaluate import (
     InputError,
-    _nonnegative_int,
+    _n_resamples,
     _seed,
     add_arguments,
     run_evaluate,
@@ -48,7 +48,7 @@ def _add_demo(commands):
     )
     demo.add_argument(
         "--n-resamples",
-        type=_nonnegative_int,
+        type=_n_resamples,
         default=1000,
         help="bootstrap resamples (0: values without intervals)",
     )

@@ -58,6 +58,11 @@ def _header(path):
         raise InputError(f"{path}, line 1: {error}") from None
     if first is None:
         raise InputError(f"{path} is empty")
+    if not "".join(first).strip():
+        raise InputError(
+            f"{path}, line 1: the header is blank; the first line must name the "
+            "columns, e.g. y_true,proba_0,proba_1"
+        )
     header = [name.strip() for name in first]
     separators = [sep for sep in ";\t|" if len(header) == 1 and sep in header[0]]
     if separators:

@@ -41,6 +41,7 @@ class Scores(NamedTuple):
     values: np.ndarray
     labels: np.ndarray
     source: str  # how the user names them: "columns proba_<label>", "array 'proba'"
+    columns: tuple = ()  # CSV: the name of each column, e.g. ("proba_0", "proba_1")
 
     @property
     def n_samples(self):
@@ -111,7 +112,8 @@ def _binary_labels(y_true, positive, source):
     if others.shape[0] > 1:
         raise InputError(
             f"one probability or logit ({source}) describes a binary problem, but "
-            f"y_true holds {others.shape[0] + 1} labels ({_show(np.unique(keys))}); "
+            f"y_true holds {np.unique(keys).shape[0]} labels "
+            f"({_show(np.unique(keys))}); "
             "give every class a column"
         )
     if others.shape[0] == 1:
@@ -127,13 +129,19 @@ def _binary_labels(y_true, positive, source):
 # ----------------------------------------------------------------------------
 # Scores -> probabilities
 # ----------------------------------------------------------------------------
-def _finite(values, table, name):
+def _finite(values, table, scores):
+    """``values``, or an InputError naming the first non-finite value's place."""
     bad = ~np.isfinite(values)
     if bad.any():
-        while bad.ndim > 1:  # samples are the last axis but one
-            bad = bad.any(axis=-1) if bad.ndim == 2 else bad.any(axis=0)
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{table.path}, {name}, {table.locate(row)}: NaN or infinity")
+        rows = bad
+        while rows.ndim > 1:  # samples are the last axis but one
+            rows = rows.any(axis=-1) if rows.ndim == 2 else rows.any(axis=0)
+        row = int(np.flatnonzero(rows)[0])
+        where = f"{table.path}, {scores.source}, {table.locate(row)}"
+        if scores.columns:  # CSV: the column itself
+            column = 0 if bad.ndim == 1 else int(np.flatnonzero(bad[row])[0])
+            where = table.where(scores.columns[column], row)
+        raise InputError(f"{where}: NaN or infinity")
     return values
 
 
@@ -222,7 +230,7 @@ def confidences(csf, proba, logits, source, members=None):
 
 def _ensemble_predictions(table, y_true, scores, options):
     """An ensemble (m, n, k): every member checked, the prediction of the mean."""
-    members = _finite(scores.values.astype(np.float64), table, scores.source)
+    members = _finite(scores.values.astype(np.float64), table, scores)
     n_members, n_samples, n_classes = members.shape
     if n_classes == 1 or scores.labels.shape[0] != n_classes:
         raise InputError(
@@ -254,7 +262,7 @@ def build_predictions(table, y_true, scores, options):
     """Labels, predictions and confidences from true labels and scores."""
     if scores.kind == "ensemble":
         return _ensemble_predictions(table, y_true, scores, options)
-    values = _finite(scores.values.astype(np.float64), table, scores.source)
+    values = _finite(scores.values.astype(np.float64), table, scores)
     labels = scores.labels
     if values.ndim == 1 or values.shape[1] == 1:
         if labels.shape[0] == 1:  # a CSV column names the positive class only

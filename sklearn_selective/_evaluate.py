@@ -42,6 +42,8 @@ def _column(table, name, hint=""):
             f"{table.path} has no {name!r} (found: {', '.join(table.columns)}){hint}"
         )
     values = table.columns[name]
+    if values.ndim == 2 and values.shape[1] == 1:  # a column vector, (n, 1)
+        values = values[:, 0]
     if values.ndim != 1:
         raise InputError(
             f"{table.path}: {name!r} must be one-dimensional (one value per "
@@ -54,17 +56,30 @@ def _column(table, name, hint=""):
 def _csv_scores(table, options):
     """Scores from proba_<label> or logit_<label> columns (None if there are none)."""
     found = {}
-    for kind, prefix in (
-        ("proba", options.proba_prefix),
-        ("logits", options.logit_prefix),
+    # The label, prediction and confidence columns are never scores, whatever
+    # the prefix (e.g. --proba-prefix y).
+    named = {options.label_column, options.pred_column, options.confidence_column}
+    for kind, option, prefix in (
+        ("proba", "--proba-prefix", options.proba_prefix),
+        ("logits", "--logit-prefix", options.logit_prefix),
     ):
-        names = [name for name in table.columns if name.startswith(prefix)]
+        if not prefix:
+            raise InputError(
+                f"{option} is empty; give the prefix of the columns, e.g. "
+                f"{option} {kind[:5]}_ for columns {kind[:5]}_0, {kind[:5]}_1, ..."
+            )
+        names = [
+            name
+            for name in table.columns
+            if name.startswith(prefix) and name not in named
+        ]
         if names:
             labels = np.asarray([name[len(prefix) :] for name in names])
             values = np.column_stack(
                 [_numeric(table, name, table.columns[name]) for name in names]
             )
-            found[kind] = Scores(kind, values, labels, f"columns {prefix}<label>")
+            source = f"columns {prefix}<label>"
+            found[kind] = Scores(kind, values, labels, source, tuple(names))
     return found
 
 
@@ -101,6 +116,10 @@ def _numeric(table, name, values):
     """Float array of a column; InputError naming the first bad value's place."""
     if values.dtype.kind in "biuf":
         return values
+    if values.dtype.kind not in "USO":  # complex, datetime, ...
+        raise InputError(
+            f"{table.path}: {name!r} must hold real numbers; it holds {values.dtype}"
+        )
     for index, value in enumerate(values.tolist()):
         try:
             float(value)
@@ -145,13 +164,15 @@ def load_predictions(path, options):
     label = options.label_column if csv_file else "y_true"
     hint = "; name the label column with --label-column" if csv_file else ""
     y_true = _column(table, label, hint)
+    if y_true.shape[0] == 0:
+        raise InputError(f"{path}: {label!r} is empty; the file holds no samples")
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
     if found:
         scores = _choose(found, options, table)
         if scores.n_samples != y_true.shape[0]:
             raise InputError(
-                f"{path}: y_true has {y_true.shape[0]} samples but the "
-                f"{scores.source} have {scores.n_samples}"
+                f"{path}: y_true has {y_true.shape[0]} samples, the "
+                f"{scores.source} {scores.n_samples}; give one per sample"
             )
         return build_predictions(table, y_true, scores, options)
     pred, conf = (
@@ -159,17 +180,7 @@ def load_predictions(path, options):
         if csv_file
         else ("y_pred", "confidence")
     )
-    missing = [name for name in (pred, conf) if name not in table.columns]
-    if missing:
-        kinds = (
-            f"{options.proba_prefix}<label> or {options.logit_prefix}<label> columns"
-            if csv_file
-            else "arrays 'proba' or 'logits'"
-        )
-        raise InputError(
-            f"{path} has neither {kinds} nor {', '.join(map(repr, missing))} "
-            f"(found: {', '.join(table.columns)})"
-        )
+    _check_has_predictions(path, table, options, (pred, conf), csv_file)
     if options.csf_given:
         raise InputError(
             f"--csf needs probabilities or logits; {path} holds a confidence per "
@@ -181,6 +192,28 @@ def load_predictions(path, options):
         raise InputError(f"{path}: y_true, y_pred and confidence differ in length")
     y_true, y_pred = align_pred(y_true, y_pred)
     return Predictions(y_true, y_pred, confidence, None, None)
+
+
+def _check_has_predictions(path, table, options, names, csv_file):
+    """An InputError naming what the file lacks, and the options that name it."""
+    missing = [name for name in names if name not in table.columns]
+    if not missing:
+        return
+    if csv_file:
+        options_of = dict(
+            zip(names, ("--pred-column", "--confidence-column"), strict=True)
+        )
+        kinds = (
+            f"{options.proba_prefix}<label> or {options.logit_prefix}<label> "
+            "columns (--proba-prefix, --logit-prefix)"
+        )
+        wanted = [f"{name!r} ({options_of[name]})" for name in missing]
+    else:
+        kinds, wanted = "arrays 'proba' or 'logits'", list(map(repr, missing))
+    raise InputError(
+        f"{path} has neither {kinds} nor {', '.join(wanted)} "
+        f"(found: {', '.join(table.columns)})"
+    )
 
 
 _FORMATS = ("table", "json", "csv")
@@ -202,6 +235,21 @@ def _nonnegative_int(text):
         value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+# More resamples never change a printed interval, and would run for hours (the
+# bootstrap keeps every resampled value): a typo's extra zeros fail at once.
+MAX_RESAMPLES = 10**7
+
+
+def _n_resamples(text):
+    value = _nonnegative_int(text)
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_RESAMPLES:_} resamples (1000 to 10_000 give "
+            f"stable intervals), got {text!r}"
+        )
     return value
 
 
@@ -249,9 +297,10 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--n-resamples",
-        type=_nonnegative_int,
+        type=_n_resamples,
         default=1000,
-        help="bootstrap resamples for the intervals (0: values without intervals)",
+        help="bootstrap resamples for the intervals (0: values without "
+        f"intervals; at most {MAX_RESAMPLES:_})",
     )
     parser.add_argument(
         "--confidence-level",
@@ -322,6 +371,10 @@ def check_plot_path(path, need_matplotlib=True):
     if not path:
         return
     path = Path(path)
+    if path.is_dir():
+        raise InputError(
+            f"--plot {path} is a folder; give a file name, e.g. {path / 'curves.png'}"
+        )
     if not path.parent.is_dir():
         raise InputError(f"--plot {path}: the folder {path.parent} does not exist")
     if path.suffix.lower().lstrip(".") not in _PLOT_FORMATS:
@@ -366,20 +419,26 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
             **kwargs,
         )
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    try:
+        figure.savefig(path)
+    except OSError as error:  # e.g. no permission
+        raise InputError(f"--plot {path}: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)
 
 
 def _evaluate(options, out, log):
     options.csf_given = options.csf is not None
-    options.csf = options.csf or "msp"
+    options.csf = "msp" if options.csf is None else options.csf
     if options.csf not in get_confidence_function_names():
         raise InputError(
-            f"--csf {options.csf}: unknown; use one of {', '.join(_usable_csfs())}"
+            f"--csf {options.csf!r}: unknown; use one of {', '.join(_usable_csfs())}"
         )
-    specs = parse_metrics(
-        options.metrics or default_metrics(options.loss), options.loss
-    )
+    metrics = default_metrics(options.loss) if options.metrics is None else None
+    try:
+        specs = parse_metrics(metrics or options.metrics, options.loss)
+    except ValueError as error:
+        raise InputError(f"--metrics {options.metrics!r}: {error}") from None
     check_plot_path(options.plot)
     start = time.perf_counter()
     size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
