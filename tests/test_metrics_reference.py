@@ -21,7 +21,7 @@ from _reference import (
     uq_auc_pairs,
     uq_c_index_pairs,
 )
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 
@@ -110,12 +110,19 @@ def test_e_aurc_equals_eq10_minus_oracle(problem):
     assert got == pytest.approx(expected, **TOL)
 
 
+@example(
+    (np.array([-1.5, -1.5, -1.5]), np.array([0.0, 0.0, 5e-324]), np.array([0, 1, 2.0]))
+)
 @given(problems())
 def test_naurc_equals_normalised_excess(problem):
     confidence, losses, w = problem
-    _, expanded_losses = expand(confidence, losses, w)
-    value = expectation_over_ties(aurc_eq10, confidence, losses, w)
-    oracle = oracle_aurc_eq10(losses, w)
+    # NAURC is a ratio, invariant to the scale of the losses: the reference works
+    # on losses scaled exactly by a power of two to at most 1, so that tiny
+    # (subnormal) losses keep their precision (naurc itself rescales so).
+    scaled = np.ldexp(losses, -np.frexp(np.max(losses, initial=0.0))[1])
+    _, expanded_losses = expand(confidence, scaled, w)
+    value = expectation_over_ties(aurc_eq10, confidence, scaled, w)
+    oracle = oracle_aurc_eq10(scaled, w)
     random_minus_oracle = np.mean(expanded_losses) - oracle
     # Undefined when every loss is equal (or equal up to float resolution).
     if np.unique(expanded_losses).shape[0] < 2 or random_minus_oracle <= 0:
