@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._core import ALPHA_ESTIMATORS, aurc_from_stats
+from ._core import ALPHA_ESTIMATORS, GroupStats, aurc_from_stats
 
 # The mean AURC weight of groups of up to this many samples is read from a table
 # (one row per width); wider groups take it from running sums of the weights.
@@ -96,6 +96,9 @@ class _Block:
 
     @cached_property
     def oracle(self):
+        if self.resampler.binary_losses:  # the failures, then the correct
+            weight = np.stack([self.total_loss, self.total - self.total_loss], -1)
+            return GroupStats(weight, weight * np.array([1.0, 0.0]))
         return self.resampler.oracle_totals(self.counts)
 
 

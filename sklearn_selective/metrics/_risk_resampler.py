@@ -46,13 +46,14 @@ class _RiskResampler:
 
     :meth:`evaluate` takes a few resamples at a time. Without sample weights the
     group weights are integers and ``_integer_counts`` evaluates every metric in
-    one pass over the chunks. With sample weights, the additive metrics (sums over tie groups of a function of the group's
-    cumulative-weight interval, its loss and the total weight) are evaluated chunk
-    by chunk along the sorted samples, a few resamples at a time, so that every
-    temporary stays in cache. A chunk's groups are framed by two loss-free groups
-    holding the weight below and above it: the ``_core`` function then sees each
-    group's exact interval and the total weight, and its value on the framed chunk,
-    times the total weight to the metric's power, is the chunk's share of the sum.
+    one pass over the chunks. With sample weights, the additive metrics (sums
+    over tie groups of a function of the group's cumulative-weight interval, its
+    loss and the total weight) are evaluated chunk by chunk along the sorted
+    samples, so that every temporary stays in cache. A chunk's groups are framed
+    by two loss-free groups holding the weight below and above it: the ``_core``
+    function then sees each group's exact interval and the total weight, and its
+    value on the framed chunk, times the total weight to the metric's power, is
+    the chunk's share of the sum.
     """
 
     def __init__(self, confidence, losses, sample_weight):
@@ -64,6 +65,7 @@ class _RiskResampler:
         self.tables = {}  # the AURC tables of ``_integer_counts``
         # Without sample weights, group weights are integers (``_integer_counts``).
         self.integer = sample_weight is None
+        self.binary_losses = set(np.unique(losses).tolist()) == {0.0, 1.0}
         n_samples = confidence.shape[0]
         # Chunk bounds on the sorted samples, moved up to the next group start.
         bounds = np.arange(0, n_samples, _EVAL_CHUNK)
