@@ -240,26 +240,33 @@ class _CoverageAtRisk:
         risk, rows = self.risk, self.every_row
         loss_upto = np.cumsum(chunk.loss, axis=-1)
         loss_upto += self.loss_below
-        self.loss_below = loss_upto[:, -1:].copy()
-        # Accepted down to the group's start (its end, most confident first)...
-        start = self.total - (chunk.upto - chunk.weight)
-        start_loss = self.total_loss - (loss_upto - chunk.loss)
-        # ... and down to its end (the start of the next less confident group).
-        end = self.total - chunk.upto
-        end_loss = self.total_loss - loss_upto
+        # Accepted down to each group's start (its end, most confident first);
+        # down to its end is the start of the next group, or for the chunk's last
+        # group the totals less everything up to it.
+        below = chunk.upto - chunk.weight
+        start = np.subtract(self.total, below, dtype=np.float64)
+        start_loss = loss_upto - chunk.loss
+        np.subtract(self.total_loss, start_loss, out=start_loss)
         start_feasible = start_loss <= risk * start
-        end_feasible = (end_loss <= risk * end) & (end > 0)
+        last_end = self.total - chunk.upto[:, -1:]
+        last_end_loss = self.total_loss - loss_upto[:, -1:]
+        end_feasible = np.empty_like(start_feasible)
+        np.logical_and(
+            start_feasible[:, 1:], start[:, 1:] > 0, out=end_feasible[:, :-1]
+        )
+        end_feasible[:, -1:] = (last_end_loss <= risk * last_end) & (last_end > 0)
+        self.loss_below = loss_upto[:, -1:].copy()
         candidate = start_feasible | end_feasible
         candidate &= chunk.weight > 0
         first = np.argmax(candidate, axis=-1)
         row = rows[candidate[rows, first]]
         first = first[row]
-        accepted = start[row, first]
         mean = chunk.mean
         mean_loss = mean[first] if mean.ndim == 1 else mean[row, first]
-        below = end[row, first]
-        crossing = (below * mean_loss - end_loss[row, first]) / (mean_loss - risk)
-        value = np.where(start_feasible[row, first], accepted, crossing)
+        end = self.total[row, 0] - chunk.upto[row, first]
+        end_loss = self.total_loss[row, 0] - loss_upto[row, first]
+        crossing = (end * mean_loss - end_loss) / (mean_loss - risk)
+        value = np.where(start_feasible[row, first], start[row, first], crossing)
         self.largest[row] = np.fmax(self.largest[row], value)
 
     def result(self):
