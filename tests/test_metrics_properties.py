@@ -499,3 +499,46 @@ def test_log_estimator_weights_near_full_coverage_are_precise(n, below, upto):
         np.array([below], float), np.array([upto], float), np.array([n], float)
     )
     assert alpha[0] == pytest.approx(expected, rel=4e-16)
+
+
+@pytest.mark.parametrize("estimator", ["harmonic", "log"])
+@pytest.mark.parametrize("weights", [None, "constant", "random"])
+def test_aurc_summed_in_pieces_is_the_same(monkeypatch, estimator, weights):
+    # Above 2**20 groups the AURC sum is taken a piece at a time (bounded memory).
+    from sklearn_selective.metrics import _core
+
+    rng = np.random.default_rng(3)
+    n = 300
+    confidence = np.round(rng.random(n), 2)
+    losses = rng.random(n) * (rng.random(n) < 0.4)
+    sample_weight = {
+        None: None,
+        "constant": np.full(n, 2.0),
+        "random": rng.random(n) * 3,
+    }[weights]
+    whole = aurc(
+        None,
+        None,
+        confidence,
+        loss=losses,
+        sample_weight=sample_weight,
+        estimator=estimator,
+    )
+    monkeypatch.setattr(_core, "_AURC_PIECE", 7)
+    pieces = aurc(
+        None,
+        None,
+        confidence,
+        loss=losses,
+        sample_weight=sample_weight,
+        estimator=estimator,
+    )
+    assert pieces == pytest.approx(whole, rel=1e-14)
+    # The unit-weight path without ties (above the harmonic table's size).
+    monkeypatch.setattr(_core, "_TABLE_SIZE", 10)
+    distinct = rng.permutation(n).astype(float)
+    expected = aurc(None, None, distinct, loss=losses, estimator=estimator)
+    monkeypatch.setattr(_core, "_AURC_PIECE", 2**20)
+    assert expected == pytest.approx(
+        aurc(None, None, distinct, loss=losses, estimator=estimator), rel=1e-14
+    )

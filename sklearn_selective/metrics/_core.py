@@ -310,32 +310,8 @@ def aurc_from_stats(stats, estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
     stats, exponent = rescaled_stats(stats, scale_weight=False)
     alpha_function = ALPHA_ESTIMATORS[estimator]
-    # Only groups with a loss contribute: evaluate the special functions there only.
     if stats.loss.ndim == 1:
-        with_loss = np.flatnonzero(stats.loss)
-        weight = stats.weight
-        if weight.strides[0] == 0:  # constant weights: positions in closed form
-            size = weight.shape[0]
-            if (
-                alpha_function is _harmonic_alpha
-                and weight[0] == 1.0
-                and size <= _TABLE_SIZE
-            ):  # unit weights, no ties: alpha = H_n - H_{n - r}, from the table
-                alpha = _tabulated_difference(size, size - 1 - with_loss)
-                total = np.dot(alpha, stats.loss[with_loss])
-                return np.ldexp(total / size, exponent)
-            upto = (with_loss + 1.0) * weight[0]
-            below = with_loss * float(weight[0])
-            n = weight.shape[0] * float(weight[0])
-        else:
-            cumulative = np.cumsum(weight)
-            n = float(cumulative[-1])
-            upto = cumulative[with_loss]
-            del cumulative
-            below = upto - weight[with_loss]
-        alpha = alpha_function(below, upto, np.broadcast_to(n, with_loss.shape))
-        total = np.dot(alpha, stats.loss[with_loss])
-        return np.ldexp(total / n, exponent)
+        return np.ldexp(_aurc_1d(stats, alpha_function), exponent)
     below, upto = stats.bounds
     n = upto[..., -1]
     n_groups = upto.shape[-1]
@@ -349,6 +325,43 @@ def aurc_from_stats(stats, estimator="harmonic"):
     contribution = alpha * stats.loss.reshape(-1)[with_loss]
     total = np.bincount(row, weights=contribution, minlength=n.size).reshape(n.shape)
     return np.ldexp(total / n, exponent)
+
+
+# Groups per piece of the 1-D AURC sum: its temporaries stay small.
+_AURC_PIECE = 2**20
+
+
+def _aurc_1d(stats, alpha_function):
+    """``(1/n) sum_i alpha_i l_i`` of one ranking. Only groups with a loss
+    contribute: the special functions are evaluated there only, a piece of groups
+    at a time, so that the extra memory stays about one array (issue 15)."""
+    loss, weight = stats.loss, stats.weight
+    size = loss.shape[0]
+    constant = weight.strides[0] == 0  # constant weights: positions in closed form
+    if constant:
+        unit = float(weight[0])
+        n = size * unit
+        if alpha_function is _harmonic_alpha and unit == 1.0 and size <= _TABLE_SIZE:
+            # Unit weights, no ties: alpha = H_n - H_{n - r}, from the table.
+            with_loss = np.flatnonzero(loss)
+            alpha = _tabulated_difference(size, size - 1 - with_loss)
+            return np.dot(alpha, loss[with_loss]) / size
+    else:
+        cumulative = np.cumsum(weight)
+        n = float(cumulative[-1])
+    total = 0.0
+    for start in range(0, size, _AURC_PIECE):
+        with_loss = np.flatnonzero(loss[start : start + _AURC_PIECE])
+        with_loss += start
+        if constant:
+            upto = (with_loss + 1.0) * unit
+            below = with_loss * unit
+        else:
+            upto = cumulative[with_loss]
+            below = upto - weight[with_loss]
+        alpha = alpha_function(below, upto, np.broadcast_to(n, with_loss.shape))
+        total += np.dot(alpha, loss[with_loss])
+    return total / n
 
 
 def _cumulative(weight):
