@@ -31,7 +31,9 @@ class TieGroups(NamedTuple):
 
     @property
     def n_groups(self):
-        return self.values.shape[0]
+        if self.starts is None:
+            return self.order.shape[0]
+        return self.starts.shape[0]
 
     @property
     def group_index(self):
@@ -62,17 +64,22 @@ class TieGroups(NamedTuple):
         return np.add.reduceat(sorted_values, self.starts, axis=-1)
 
 
-def group_ties(values):
-    """Sort ``values`` (usually the confidences) once and find their tie groups."""
+def group_ties(values, with_values=True):
+    """Sort ``values`` (usually the confidences) once and find their tie groups.
+
+    With ``with_values=False`` the distinct values are not kept (``values`` is
+    None): when there are ties, they would cost another array of about ``n``.
+    """
     order = np.argsort(values)
     sorted_values = values[order]
     is_start = np.empty(sorted_values.shape[0], dtype=bool)
     is_start[:1] = True
     np.not_equal(sorted_values[1:], sorted_values[:-1], out=is_start[1:])
     if is_start.all():  # the common case of continuous scores
-        return TieGroups(order, None, sorted_values)
+        return TieGroups(order, None, sorted_values if with_values else None)
     starts = np.flatnonzero(is_start)
-    return TieGroups(order, starts, sorted_values[starts])
+    del is_start
+    return TieGroups(order, starts, sorted_values[starts] if with_values else None)
 
 
 class GroupStats(NamedTuple):

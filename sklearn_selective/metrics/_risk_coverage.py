@@ -58,20 +58,21 @@ _ORACLE_CONSTRAINT = {
 }
 
 
-def _group_stats(y_true, y_pred, confidence, loss, sample_weight, labels):
-    """Validate the inputs and reduce them to per-tie-group statistics."""
-    groups, stats, losses, sample_weight, _ = _scaled_group_stats(
-        y_true, y_pred, confidence, loss, sample_weight, labels, scale=False
-    )
-    return groups, stats, losses, sample_weight
-
-
 def _scaled_group_stats(
-    y_true, y_pred, confidence, loss, sample_weight, labels, scale=True
+    y_true,
+    y_pred,
+    confidence,
+    loss,
+    sample_weight,
+    labels,
+    scale=True,
+    with_values=False,
 ):
-    """:func:`_group_stats` with the losses scaled exactly by ``2**-exponent``
-    when their weighted sums could overflow; every metric but the scale-free ones
-    is then ``2**exponent`` times its value on the scaled losses."""
+    """Validate the inputs and reduce them to per-tie-group statistics, with the
+    losses scaled exactly by ``2**-exponent`` when their weighted sums could
+    overflow; every metric but the scale-free ones is then ``2**exponent`` times
+    its value on the scaled losses. The groups keep
+    their distinct confidences only ``with_values`` (the curves' thresholds)."""
     confidence, losses, sample_weight = _validate_risk_inputs(
         y_true,
         y_pred,
@@ -83,14 +84,14 @@ def _scaled_group_stats(
     exponent = 0
     if scale:
         losses, exponent = scale_losses(losses, sample_weight)
-    groups = group_ties(confidence)
+    groups = group_ties(confidence, with_values=with_values)
     stats = GroupStats.from_samples(groups, losses, sample_weight)
     return groups, stats, losses, sample_weight, exponent
 
 
 def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized):
     groups, stats, _, _, loss_exponent = _scaled_group_stats(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, with_values=True
     )
     # Exact power-of-two scaling: the cumulative sums cannot overflow.
     scaled, exponent = rescaled_stats(stats)
@@ -448,7 +449,6 @@ def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    groups = groups._replace(values=None)  # free memory: only the order is needed
     oracle = oracle_stats(losses, sample_weight)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)
