@@ -18,7 +18,7 @@ from _reference import (
     mean_position_alpha,
     n_tie_orderings,
 )
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from scipy.integrate import quad
 
@@ -164,6 +164,14 @@ AREAS = {
 
 @pytest.mark.parametrize("name", sorted(AREAS))
 @given(problem=problems(real_weights=True), cuts=st.lists(coverages, max_size=4))
+@example(  # a group of real weight off the grid n - j: a negative piece before
+    problem=(
+        np.array([-1.5, -1.5, -1.5, -1.5, -1.5, 0.0]),
+        np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+        np.array([0.0, 0.0, 0.0, 0.0, 2.921875, 2.609375]),
+    ),
+    cuts=[0.47265625],
+)
 def test_partial_areas_add_up_and_zero_one_is_full(name, problem, cuts):
     confidence, losses, w = problem
     area = AREAS[name]

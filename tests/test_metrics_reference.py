@@ -113,6 +113,7 @@ def test_e_aurc_equals_eq10_minus_oracle(problem):
 @example(
     (np.array([-1.5, -1.5, -1.5]), np.array([0.0, 0.0, 5e-324]), np.array([0, 1, 2.0]))
 )
+@example((np.array([-1.5, -1.5]), np.array([0.0, 5e-324]), None))
 @given(problems())
 def test_naurc_equals_normalised_excess(problem):
     confidence, losses, w = problem

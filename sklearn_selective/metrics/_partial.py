@@ -21,7 +21,9 @@ integers (``F(k) = H_k``) and ``F(x) = ln(x + 1)``. At ``(0, 1)`` this is
 mean over their positions (the expectation over a random order of the ties), and
 with real weights the grid of integers becomes the grid ``n - j`` and the means over
 positions use the same real extensions as the full estimators, so ``(0, 1)`` is the
-full value for any weights.
+full value for any weights. The positions of a group whose bounds are not integers
+are off that grid; its ``F(cut)`` is then ``H_cut`` extended by digamma, the full
+estimator's own extension, so that every partial area stays non-negative.
 """
 
 import numpy as np
@@ -30,18 +32,21 @@ from scipy.special import digamma
 from ._core import ALPHA_ESTIMATORS
 
 
-def _harmonic_tail(n, cut):
+def _harmonic_tail(n, cut, on_grid):
     """``F(n) - F(cut)`` with ``F`` the harmonic numbers linearly interpolated on the
-    grid ``n - j`` (``j = 0, 1, ...``) and ``F(0) = 0``."""
+    grid ``n - j`` (``j = 0, 1, ...``) and ``F(0) = 0`` where ``on_grid`` (the
+    group's positions are on that grid), else ``F(x) = H_x`` extended by digamma,
+    the extension of the full estimator at the group's off-grid positions."""
     steps = np.ceil(n - cut)
     lower = np.maximum(n - steps, 0.0)
     upper = n - steps + 1.0
     h_lower = digamma(n + 1.0) - digamma(lower + 1.0)  # H_n - H_lower
     h_step = digamma(upper + 1.0) - digamma(lower + 1.0)  # H_upper - H_lower
-    return h_lower - (cut - lower) / (upper - lower) * h_step
+    interpolated = h_lower - (cut - lower) / (upper - lower) * h_step
+    return np.where(on_grid, interpolated, digamma(n + 1.0) - digamma(cut + 1.0))
 
 
-def _log_tail(n, cut):
+def _log_tail(n, cut, on_grid):
     """``F(n) - F(cut)`` with ``F(x) = ln(x + 1)``."""
     return np.log((n + 1.0) / (cut + 1.0))
 
@@ -60,7 +65,9 @@ def _cut_alpha(below, upto, n, cut, estimator):
     count = np.clip(np.ceil(cut - (n - upto)), 0.0, width)
     result = np.zeros(width.shape)
     partly = count > 0
-    result[partly] = count[partly] * _TAILS[estimator](n[partly], cut[partly])
+    # A group's positions are on the grid n - j when its upper bound is an integer.
+    on_grid = upto[partly] == np.floor(upto[partly])
+    result[partly] = count[partly] * _TAILS[estimator](n[partly], cut[partly], on_grid)
     rest = count < width
     result[rest] += (width[rest] - count[rest]) * ALPHA_ESTIMATORS[estimator](
         below[rest], upto[rest] - count[rest], n[rest]

@@ -17,6 +17,7 @@ from ._area_options import (
 from ._core import (
     ALPHA_ESTIMATORS,
     GroupStats,
+    _scale_exponent,
     augrc_from_stats,
     aurc_from_stats,
     coverage_at_risk_from_stats,
@@ -449,6 +450,11 @@ def _excess(y_true, y_pred, confidence, loss, sample_weight, labels, estimator):
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
+    tiny = _scale_exponent(losses)
+    if tiny < 0:  # tiny losses, scaled up exactly: the excess keeps its precision
+        losses = np.ldexp(losses, -tiny)
+        stats = GroupStats(stats.weight, np.ldexp(stats.loss, -tiny))
+        exponent += tiny
     oracle = oracle_stats(losses, sample_weight)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)
