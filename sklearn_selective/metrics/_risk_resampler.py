@@ -32,8 +32,8 @@ from ._validation import _validate_risk_inputs
 
 # The fast path evaluates at most this many (resample, sample) entries at once, in
 # chunks of at most _EVAL_CHUNK sorted samples: the temporaries stay in cache.
-_EVAL_ELEMENTS = 2**15
-_EVAL_CHUNK = 2**13
+_EVAL_ELEMENTS = 2**16
+_EVAL_CHUNK = 2**15
 # The oracle's group weights are dot products up to this many distinct losses.
 _INDICATOR_GROUPS = 8
 
