@@ -18,12 +18,11 @@ import io
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 from _measure import best_time
 
-from sklearn_selective._cli import main
+from sklearn_selective._cli import _build_parser, main
 from sklearn_selective._evaluate import load_predictions
 
 
@@ -72,13 +71,9 @@ def main_():
     args = parser.parse_args()
     n = int(args.n)
     values = np.random.default_rng(1).random(n)
-    options = SimpleNamespace(
-        label_column="y_true",
-        proba_prefix="proba_",
-        logit_prefix="logit_",
-        csf="msp",
-        renormalize=False,
-    )
+    # The command's own defaults, so that the reading matches ``evaluate``.
+    options = _build_parser().parse_args(["evaluate", "predictions.csv"])
+    options.csf = "msp"
     print(f"n = {n}, {args.classes} classes, evaluate --n-resamples {args.n_resamples}")
     print(
         f"{'file':<22} {'MB':>5} {'read s':>7} {'read CPU s':>10} "
