@@ -1,0 +1,55 @@
+"""Every benchmark script still runs (at tiny sizes): the numbers in the issue
+notes come from them, and nothing else imports them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Script -> arguments for a run of a few seconds; None: the two slowest scripts,
+# whose sizes are fixed, only parse their options and import what they measure.
+TINY = {
+    "bench_atc.py": None,
+    "bench_bootstrap.py": [
+        "--sizes", "1e3", "--n-resamples", "10", "--max-generic-n", "1e3",
+        "--max-c-index-resamples", "2",
+    ],
+    "bench_cli.py": ["--n", "1e3", "--n-resamples", "10", "--repeat", "1"],
+    "bench_confidence.py": ["--n", "1e3", "--classes", "10"],
+    "bench_metrics.py": ["--sizes", "1e3", "--repeat", "1", "--memory-sizes", "1e3"],
+    "bench_metrics_new.py": ["--max-n", "1e3", "--repeat", "1"],
+    "bench_monitor.py": ["--repeats", "1"],
+    "bench_scorers.py": None,
+    "bench_selective.py": [
+        "--n-predict", "1e3", "--n-fit", "2e3", "--n-search", "1e3", "--repeat", "1",
+    ],
+}  # fmt: skip
+
+
+def test_every_benchmark_is_listed():
+    scripts = {path.name for path in (ROOT / "benchmarks").glob("bench_*.py")}
+    assert scripts == set(TINY)
+
+
+@pytest.mark.parametrize("script", sorted(TINY))
+def test_benchmark_runs(script, tmp_path):
+    arguments = TINY[script] or ["--help"]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *arguments],
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
+            ),
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip()
