@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._core import ALPHA_ESTIMATORS, GroupStats, aurc_from_stats
+from ._core import ALPHA_ESTIMATORS, GroupStats, aurc_from_stats, naurc_from_values
 
 # The mean AURC weight of groups of up to this many samples is read from a table
 # (one row per width); wider groups take it from running sums of the weights.
@@ -185,20 +185,6 @@ class _Aurc:
         return self._result.copy()
 
 
-def naurc_from_oracle(value, oracle, estimator):
-    """naurc_from_stats with the AURC computed elsewhere: the excess over the oracle
-    over (mean loss R - oracle AURC); undefined when R - oracle <= 0 or fewer than
-    two oracle groups carry weight (every loss equal)."""
-    oracle_value = aurc_from_stats(oracle, estimator)
-    excess = np.maximum(value - oracle_value, 0.0)
-    random_minus_oracle = oracle.loss.sum(axis=-1) / oracle.total_weight - oracle_value
-    undefined = (np.count_nonzero(oracle.weight, axis=-1) < 2) | (
-        random_minus_oracle <= 0
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(undefined, np.nan, excess / random_minus_oracle)
-
-
 class _RiskAtCoverage:
     """``clip(U_g - rejected, 0, W_g)`` of a group's weight is accepted, the
     boundary group in proportion (``_core``)."""
@@ -292,7 +278,9 @@ def _e_aurc_plan(estimator="harmonic"):
 
 def _naurc_plan(estimator="harmonic"):
     def result(block, aurc):
-        return naurc_from_oracle(aurc.result(), block.oracle, estimator)
+        oracle = block.oracle
+        oracle_value = aurc_from_stats(oracle, estimator)
+        return naurc_from_values(aurc.result(), oracle_value, oracle)
 
     return (_Aurc, estimator), result
 

@@ -102,31 +102,32 @@ class _ConcordanceResampler:
         self._weight = sample_weight
         self._unit = sample_weight is None and _kendall_dis is not None
         if self._unit:
-            gap_order = self._gap_groups.order
-            self._gap_order = gap_order
             self._gap_rank = _sorted_dense_rank(self._gap_groups)
             self._confidence_rank = np.take(
-                self._confidence_groups.group_index + 1, gap_order
+                self._confidence_groups.group_index + 1, self._gap_groups.order
             )
 
     def __call__(self, counts):
         values = np.empty(counts.shape[0])
-        if self._unit:
-            for row, count in enumerate(counts):
-                values[row] = self._unit_c_index(count)
-            return values
         for row, count in enumerate(counts):
             weight = count.astype(np.float64)
-            if self._weight is not None:
-                weight *= self._weight
-            values[row] = self._c_index(weight)
+            if self._unit:  # scipy's exact count on the repeated ranks
+                repeats = count[self._gap_groups.order]
+                concordant = _kendall_dis(
+                    np.repeat(self._gap_rank, repeats),
+                    np.repeat(self._confidence_rank, repeats),
+                )
+            else:
+                if self._weight is not None:
+                    weight *= self._weight
+                concordant = _weighted_inversions(
+                    self._ranked, weight[self._joint_groups.order]
+                )
+            values[row] = self._c_index(weight, float(concordant))
         return values
 
-    def _c_index(self, weight):
+    def _c_index(self, weight, concordant):
         # The computation of uq_c_index, with weights.
-        concordant = _weighted_inversions(
-            self._ranked, weight[self._joint_groups.order]
-        )
         gap_weight = self._gap_groups.weight(weight)
         comparable = (gap_weight.sum() ** 2 - np.sum(gap_weight**2)) / 2.0
         if comparable <= 0:
@@ -136,31 +137,6 @@ class _ConcordanceResampler:
             - _squared_group_weight(self._joint_groups, weight)
         ) / 2.0
         return (concordant + tied / 2.0) / comparable
-
-    def _unit_c_index(self, count):
-        # _unit_concordance of the samples repeated by their counts.
-        repeats = count[self._gap_order]
-        gap_rank = np.repeat(self._gap_rank, repeats)
-        concordant = int(
-            _kendall_dis(gap_rank, np.repeat(self._confidence_rank, repeats))
-        )
-        count = count.astype(np.int64)
-        total = int(gap_rank.shape[0])
-        comparable = total * total - _squared_count(self._gap_groups, count)
-        if comparable <= 0:
-            return np.nan
-        tied = _squared_count(self._confidence_groups, count) - _squared_count(
-            self._joint_groups, count
-        )  # ordered pairs, as comparable
-        return (2 * concordant + tied / 2) / comparable
-
-
-def _squared_count(groups, count):
-    """``sum_groups (sum of the group's counts)^2``, exact."""
-    if groups.starts is None:
-        return int(np.dot(count, count))
-    sums = np.bincount(groups.group_index, weights=count, minlength=groups.n_groups)
-    return int(np.dot(sums, sums))
 
 
 def _concordance_path(y_true, y_pred, confidence, sample_weight, labels=None):

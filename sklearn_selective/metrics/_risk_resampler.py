@@ -19,13 +19,13 @@ from ._core import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     group_ties,
+    naurc_from_values,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
 from ._integer_counts import (
     _row_dot,
     integer_values,
-    naurc_from_oracle,
     uq_auc_from_sums,
 )
 from ._validation import _validate_risk_inputs
@@ -264,7 +264,7 @@ def _weighted_e_aurc(resampler, sorted_counts, estimator="harmonic"):
 def _weighted_naurc(resampler, sorted_counts, estimator="harmonic"):
     value = resampler.weighted_aurc(sorted_counts, estimator)
     oracle = resampler.oracle_totals(sorted_counts)
-    return naurc_from_oracle(value, oracle, estimator)
+    return naurc_from_values(value, aurc_from_stats(oracle, estimator), oracle)
 
 
 def _weighted_risk_at_coverage(resampler, sorted_counts, coverage):
