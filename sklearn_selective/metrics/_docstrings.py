@@ -73,6 +73,18 @@ estimator : {"harmonic", "log"}, default="harmonic"
     classic empirical AURC, Eq. 10), ``"log"`` uses
     ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
 """,
+    "estimator_with_trapezoid": """
+estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
+    Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
+    ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
+    the classic empirical AURC, Eq. 10), ``"log"`` uses
+    ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
+    ``"trapezoid"`` is the convention of the FD-Shifts reference code
+    ([AUGRC]): the trapezoid area under the selective risk at the distinct
+    thresholds, with the risk of the most confident group extended to
+    coverage 0. It is not a plug-in estimator (not ``mean(alpha * l)``
+    with rank weights) and is offered to reproduce published numbers.
+""",
     "ties": """
 Tied confidences are handled as the expectation over a uniformly random order
 of the tied samples, so the result never depends on the input order.

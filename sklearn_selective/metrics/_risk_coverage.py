@@ -273,16 +273,7 @@ def aurc(
 
     %(labels)s
 
-    estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
-        Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
-        ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
-        the classic empirical AURC, Eq. 10), ``"log"`` uses
-        ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
-        ``"trapezoid"`` is the convention of the FD-Shifts reference code
-        ([AUGRC]): the trapezoid area under the selective risk at the distinct
-        thresholds, with the risk of the most confident group extended to
-        coverage 0. It is not a plug-in estimator (not ``mean(alpha * l)``
-        with rank weights) and is offered to reproduce published numbers.
+    %(estimator_with_trapezoid)s
 
     coverage_range : (float, float), default=None
         ``(low, high)`` with ``0 <= low <= high <= 1``: the area under the
@@ -503,16 +494,7 @@ def e_aurc(
 
     %(labels)s
 
-    estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
-        Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
-        ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
-        the classic empirical AURC, Eq. 10), ``"log"`` uses
-        ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
-        ``"trapezoid"`` is the convention of the FD-Shifts reference code
-        ([AUGRC]): the trapezoid area under the selective risk at the distinct
-        thresholds, with the risk of the most confident group extended to
-        coverage 0. It is not a plug-in estimator (not ``mean(alpha * l)``
-        with rank weights) and is offered to reproduce published numbers.
+    %(estimator_with_trapezoid)s
 
     oracle : {"empirical", "asymptotic"}, default="empirical"
         AURC subtracted. ``"empirical"``: the same estimator on the oracle
