@@ -1,14 +1,9 @@
 """Every benchmark script still runs (at tiny sizes): the numbers in the issue
 notes come from them, and nothing else imports them."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from _scripts import ROOT, run_script
 
-ROOT = Path(__file__).resolve().parent.parent
 # Script -> arguments for a run of a few seconds; None: the two slowest scripts,
 # whose sizes are fixed, only parse their options and import what they measure.
 TINY = {
@@ -37,19 +32,6 @@ def test_every_benchmark_is_listed():
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_benchmark_runs(script, tmp_path):
     arguments = TINY[script] or ["--help"]
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), *arguments],
-        cwd=tmp_path,
-        env={
-            **os.environ,
-            "MPLBACKEND": "Agg",
-            "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
-            ),
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = run_script(ROOT / "benchmarks" / script, *arguments, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip()
