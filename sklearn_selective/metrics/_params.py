@@ -17,7 +17,6 @@ import numpy as np
 from sklearn.utils._param_validation import make_constraint
 from sklearn.utils._param_validation import validate_params as _sklearn_validate
 
-_MISSING = object()
 _POSITIONAL = (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
 
 
@@ -25,8 +24,20 @@ def _is_common_array(value):
     return type(value) is np.ndarray or type(value) is list
 
 
-def _quick_checks(constraints):
-    """Cheap sufficient tests for one parameter's list of constraints."""
+def _is_common_array_or_none(value):
+    return value is None or type(value) is np.ndarray or type(value) is list
+
+
+def _accepts_anything(value):
+    return True
+
+
+def _quick_check(constraints):
+    """One cheap sufficient test for one parameter's list of constraints."""
+    if constraints == ["array-like"]:
+        return _is_common_array
+    if constraints == ["array-like", None]:
+        return _is_common_array_or_none
     checks = []
     for constraint in constraints:
         if constraint == "array-like":
@@ -35,7 +46,9 @@ def _quick_checks(constraints):
             checks.append(lambda value: value is None)
         else:
             checks.append(make_constraint(constraint).is_satisfied_by)
-    return tuple(checks)
+    if len(checks) == 1:
+        return checks[0]
+    return lambda value: any(check(value) for check in checks)
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -49,37 +62,38 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
         checked = validate(func)
         parameters = signature(func).parameters
         positional = [n for n, p in parameters.items() if p.kind in _POSITIONAL]
-        defaults = {
-            name: p.default
+        checks = {
+            name: _quick_check(parameter_constraints[name])
+            if name in parameter_constraints
+            else _accepts_anything
+            for name in parameters
+        }
+        positional_checks = tuple(checks[name] for name in positional)
+        position = {name: index for index, name in enumerate(positional)}
+        # Parameters that must be passed for the quick path: those without a
+        # default, or whose default the quick test does not accept (a default
+        # that passes once is not checked again on every call).
+        needed = tuple(
+            (name, position.get(name, len(positional)))
             for name, p in parameters.items()
-            if p.default is not Parameter.empty
-        }
-        quick = {
-            name: _quick_checks(constraints)
-            for name, constraints in parameter_constraints.items()
-        }
-        # A default that passes once is not checked again on every call.
-        passing_defaults = {
-            name
-            for name, checks in quick.items()
-            if name in defaults and any(check(defaults[name]) for check in checks)
-        }
+            if p.default is Parameter.empty or not checks[name](p.default)
+        )
 
         def accepted(args, kwargs):
-            if len(args) > len(positional):
+            n_args = len(args)
+            if n_args > len(positional):
                 return False
-            values = dict(zip(positional, args, strict=False))
+            for check, value in zip(positional_checks, args, strict=False):
+                if not check(value):
+                    return False
             for name, value in kwargs.items():
-                if name in values or name not in parameters:
+                check = checks.get(name)
+                if check is None or position.get(name, n_args) < n_args:
+                    return False  # unknown, or given twice: scikit-learn says so
+                if not check(value):
                     return False
-                values[name] = value
-            for name, checks in quick.items():
-                value = values.get(name, _MISSING)
-                if value is _MISSING:
-                    if name in passing_defaults:
-                        continue
-                    return False
-                if not any(check(value) for check in checks):
+            for name, index in needed:
+                if index >= n_args and name not in kwargs:
                     return False
             return True
 
