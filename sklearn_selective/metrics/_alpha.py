@@ -56,6 +56,22 @@ def _tabulated_difference(x, y):
     return (high + low * 2.0**-30) * 2.0**-58
 
 
+def _tabulated_tail_dot(values):
+    """``sum_k (H_n - H_{n - 1 - k}) values[k]`` over ``k < n = len(values)``
+    (at most ``_TABLE_SIZE``): the harmonic AURC weights of unit-weight samples
+    without ties in ascending order, dotted with ``values``.
+
+    The weights are the exact fixed-point differences of
+    :func:`_tabulated_difference`, read from reversed slices of the table instead
+    of gathered position by position.
+    """
+    n = values.shape[0]
+    prefix1, prefix2 = _harmonic_table()
+    high = (prefix1[n] - prefix1[n - 1 :: -1]).astype(np.float64)
+    low = (prefix2[n] - prefix2[n - 1 :: -1]).astype(np.float64)
+    return (np.dot(high, values) + np.dot(low, values) * 2.0**-30) * 2.0**-58
+
+
 def _scalar_tabulated_difference(x, y):
     """:func:`_tabulated_difference` of two Python integers."""
     prefix1, prefix2 = _harmonic_table()

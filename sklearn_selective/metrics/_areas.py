@@ -20,6 +20,7 @@ from ._core import (
     naurc_from_values,
     oracle_stats,
     sele_from_stats,
+    times_power_of_two,
 )
 from ._docstrings import fill_doc
 from ._params import validate_params
@@ -172,7 +173,7 @@ def aurc(
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(np.ldexp(aurc_from_stats(stats, estimator), exponent))
+    return float(times_power_of_two(aurc_from_stats(stats, estimator), exponent))
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -231,7 +232,7 @@ def sele(
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(np.ldexp(sele_from_stats(stats), exponent))
+    return float(times_power_of_two(sele_from_stats(stats), exponent))
 
 
 def _excess(
@@ -266,7 +267,7 @@ def _excess(
         normalised = float(naurc_from_values(value, oracle_value, oracle))
         if optimal:
             normalised *= 0.0  # 0, or nan where undefined
-    return float(np.ldexp(excess, exponent)), normalised
+    return float(times_power_of_two(excess, exponent)), normalised
 
 
 @validate_params(
@@ -536,4 +537,4 @@ def augrc(
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(np.ldexp(augrc_from_stats(stats), exponent))
+    return float(times_power_of_two(augrc_from_stats(stats), exponent))

@@ -53,10 +53,8 @@ def _as_float_1d(values, name):
     ):
         if values.dtype != np.float64:
             values = values.astype(np.float64)
-        # A finite sum means finite entries; otherwise check_array says which.
-        with np.errstate(over="ignore"):
-            if np.isfinite(np.add.reduce(values)):
-                return values
+        if np.isfinite(values).all():  # otherwise check_array says which
+            return values
     values = _check_array(
         values, name, ensure_2d=False, dtype=np.float64, ensure_all_finite=True
     )

@@ -3,12 +3,12 @@ coverage at a risk."""
 
 from numbers import Real
 
-import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from ._core import (
     coverage_at_risk_from_stats,
     selective_risk_at_coverage_from_stats,
+    times_power_of_two,
 )
 from ._docstrings import fill_doc
 from ._params import validate_params
@@ -80,7 +80,9 @@ def selective_risk_at_coverage(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
     return float(
-        np.ldexp(selective_risk_at_coverage_from_stats(stats, coverage), exponent)
+        times_power_of_two(
+            selective_risk_at_coverage_from_stats(stats, coverage), exponent
+        )
     )
 
 
@@ -147,4 +149,6 @@ def coverage_at_risk(
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    return float(coverage_at_risk_from_stats(stats, np.ldexp(risk, -exponent)))
+    return float(
+        coverage_at_risk_from_stats(stats, times_power_of_two(risk, -exponent))
+    )
