@@ -400,6 +400,44 @@ def test_huge_losses_scale_the_metrics(name, linear, scale, weighted, tied_probl
         assert scaled / scale == pytest.approx(base, rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.parametrize("name, linear", LINEAR_IN_LOSS.items())
+@pytest.mark.parametrize("weighted", [False, True])
+def test_tiny_losses_scale_the_metrics(name, linear, weighted, tied_problem):
+    """Losses below 2**-300 are scaled up exactly before use: full precision."""
+    metric = {m[0]: m[1] for m in METRICS}[name]
+    confidence, losses = tied_problem
+    w = np.random.default_rng(3).random(len(losses)) + 0.1 if weighted else None
+    base = metric(None, None, confidence, loss=losses, sample_weight=w)
+    scale = 2.0**-1000
+    scaled = metric(None, None, confidence, loss=scale * losses, sample_weight=w)
+    if not linear:
+        _assert_same(base, scaled)
+    elif isinstance(base, tuple):
+        _assert_same(base[1], np.asarray(scaled[1]) / scale)
+    else:
+        assert scaled / scale == pytest.approx(base, rel=1e-13)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, 65536, 65537])
+@pytest.mark.parametrize("binary", [False, True])
+@pytest.mark.parametrize("name, metric, _", METRICS, ids=[m[0] for m in METRICS])
+def test_unit_weight_fast_paths_equal_the_weighted_path(name, metric, _, n, binary):
+    """Without weights and ties, the metrics read precomputed weights (up to
+    the harmonic table's 65536 samples) and skip the zero-weight masks."""
+    rng = np.random.default_rng(n)
+    confidence = rng.random(n)
+    losses = (rng.random(n) < 0.3) * (1.0 if binary else rng.exponential(size=n))
+    unweighted = _quiet(metric, None, None, confidence, loss=losses)
+    weighted = _quiet(
+        metric, None, None, confidence, loss=losses, sample_weight=np.ones(n)
+    )
+    _assert_same(unweighted, weighted, rtol=1e-13)
+    if name == "uq_auc":  # integer pair counts: exact
+        assert unweighted == weighted or (
+            math.isnan(unweighted) and math.isnan(weighted)
+        )
+
+
 def test_augrc_and_uq_auc_with_weights_of_1e300():
     confidence, losses = [0.9, 0.5, 0.3, 0.1], [0.0, 1.0, 0.0, 1.0]
     w = np.full(4, 1e300)

@@ -91,7 +91,7 @@ def check_probability_block(block, name="proba", dtype=None):
             "instead)."
         )
     # BLAS, in float64 whatever the input precision: much faster than sum.
-    row_sums = block @ np.ones(n_classes)
+    row_sums = np.dot(block, np.ones(n_classes))
     if not (row_sums.min() >= 1 - tol and row_sums.max() <= 1 + tol):  # NaN fails
         deviation = np.abs(row_sums - 1)
         raise ValueError(

@@ -187,4 +187,20 @@ def _log_alpha(below, upto, n):
     return alpha
 
 
+def _unit_log_alpha(n):
+    """:func:`_log_alpha` of the positions ``r = 1 .. n`` of unit-weight samples
+    without ties, in ascending order: the same operations, without the search
+    for wide groups and with each position's branch taken once."""
+    share = np.arange(1.0, n + 1.0)
+    share /= n + 1.0
+    # -ln(1 - share): log1p below one half, the log of the exact 1 - share above.
+    half = int(np.searchsorted(share, 0.5))
+    alpha = np.empty(n)
+    np.negative(np.log1p(-share[:half]), out=alpha[:half])
+    above = np.arange(n + 1.0 - half - 1.0, 0.0, -1.0)  # n + 1 - r, exact
+    above /= n + 1.0
+    np.negative(np.log(above), out=alpha[half:])
+    return alpha
+
+
 ALPHA_ESTIMATORS = {"harmonic": _harmonic_alpha, "log": _log_alpha}

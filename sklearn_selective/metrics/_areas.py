@@ -12,8 +12,6 @@ from ._area_options import (
     e_aurc_with_options,
 )
 from ._core import (
-    GroupStats,
-    _scale_exponent,
     augrc_from_stats,
     aurc_from_stats,
     is_oracle_order,
@@ -243,14 +241,10 @@ def _excess(
     Returns ``e_aurc, naurc`` (naurc ``nan`` where undefined; None unless
     ``normalise``).
     """
+    # Tiny losses come scaled up exactly: the excess keeps its precision.
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    tiny = _scale_exponent(losses)
-    if tiny < 0:  # tiny losses, scaled up exactly: the excess keeps its precision
-        losses = np.ldexp(losses, -tiny)
-        stats = GroupStats(stats.weight, np.ldexp(stats.loss, -tiny))
-        exponent += tiny
     oracle = oracle_stats(losses, sample_weight)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)

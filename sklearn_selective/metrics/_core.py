@@ -13,6 +13,7 @@ there and contribute nothing, exactly as if their samples had been removed.
 """
 
 import itertools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -21,8 +22,10 @@ from ._alpha import (
     _TABLE_SIZE,
     ALPHA_ESTIMATORS,
     _harmonic_alpha,
+    _log_alpha,
     _scalar_tabulated_difference,
     _tabulated_tail_dot,
+    _unit_log_alpha,
 )
 
 _ONE = np.ones(1)
@@ -52,12 +55,18 @@ class TieGroups(NamedTuple):
     @property
     def group_index(self):
         """Dense rank (0 .. n_groups - 1) of each sample, in the original order."""
+        return self.dense_rank()
+
+    def dense_rank(self, first=0):
+        """Dense rank (``first`` .. ``first + n_groups - 1``) of each sample, in
+        the original order."""
         n_samples = self.order.shape[0]
         index = np.empty(n_samples, dtype=np.intp)
         if self.starts is None:
-            index[self.order] = np.arange(n_samples)
+            index[self.order] = np.arange(first, first + n_samples)
             return index
         is_start = np.zeros(n_samples, dtype=np.intp)
+        is_start[0] = first
         is_start[self.starts[1:]] = 1
         index[self.order] = np.cumsum(is_start)
         return index
@@ -154,12 +163,14 @@ def _scale_exponent(values):
 
 
 def scale_losses(losses, sample_weight=None):
-    """``(losses * 2**-e, e)``: exact, ``e = 0`` unless weighted sums could overflow."""
+    """``(losses * 2**-e, e)``: exact. ``e = 0`` unless weighted sums could
+    overflow, or every loss is tiny (below ``2**-300``): those are scaled up, so
+    that sums and differences of the losses keep their precision."""
     largest = float(losses.max())
     top = largest * losses.shape[0]
     if sample_weight is not None:
         top *= float(sample_weight.max())
-    if top <= _LARGE and largest <= _LARGE:
+    if top <= _LARGE and (largest >= 1.0 / _LARGE or largest == 0):
         return losses, 0
     exponent = int(np.frexp(largest)[1])
     return np.ldexp(losses, -exponent), exponent
@@ -221,9 +232,12 @@ def _aurc_1d(stats, alpha_function):
     if constant:
         unit = float(weight[0])
         n = size * unit
-        if alpha_function is _harmonic_alpha and unit == 1.0 and size <= _TABLE_SIZE:
-            # Unit weights, no ties: alpha = H_n - H_{n - r}, from the table.
-            return _tabulated_tail_dot(loss) / size
+        if unit == 1.0 and size <= _TABLE_SIZE:
+            # Unit weights, no ties: the weights of all positions at once.
+            if alpha_function is _harmonic_alpha:  # H_n - H_{n - r}, from the table
+                return _tabulated_tail_dot(loss) / size
+            if alpha_function is _log_alpha:
+                return np.dot(_unit_log_alpha(size), loss) / size
     else:
         if size <= 2 and alpha_function is _harmonic_alpha:
             value = _one_group_aurc(loss.tolist(), weight.tolist())
@@ -341,21 +355,14 @@ def failure_auc_from_stats(stats):
 
     Returns ``nan`` where there is no failure or no correct prediction.
     """
+    if stats.loss.ndim == 1:
+        return _failure_auc_1d(stats.weight, stats.loss)
     exponent = np.expand_dims(_scale_exponent(stats.weight), -1)
     if np.any(exponent):  # the same power of two for failures and weights
         stats = GroupStats(
             np.ldexp(stats.weight, -exponent), np.ldexp(stats.loss, -exponent)
         )
     failures = stats.loss
-    if failures.ndim == 1:
-        failures_middle, _ = _cumulative(failures)
-        failures_middle = _subtract_half(failures_middle, failures)
-        correct = np.subtract(stats.weight, failures)
-        n_correct = correct.sum()  # exactly 0 when every prediction fails
-        failures_middle *= correct
-        concordant = failures_middle.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return concordant / (n_correct * failures.sum())
     correct = stats.weight - failures
     failures_below = np.cumsum(failures, axis=-1) - failures
     n_failures = failures.sum(axis=-1)
@@ -365,10 +372,42 @@ def failure_auc_from_stats(stats):
         return concordant / (n_correct * n_failures)
 
 
+def _failure_auc_1d(weight, failures):
+    """:func:`failure_auc_from_stats` of one ranking, as a Python float."""
+    if weight.strides[0] == 0 and weight[0] == 1.0:
+        # Unit weights, no ties: with P the sum of the failures' positions (0 ..
+        # n - 1, ascending confidence), the failures have P - F (F - 1) / 2
+        # correct predictions below them. Integers, exact: the same value as the
+        # general formula.
+        n_failures = float(failures.sum())
+        n_correct = failures.shape[0] - n_failures
+        if not (n_failures > 0 and n_correct > 0):
+            return np.nan
+        position_sum = float(
+            np.dot(np.arange(failures.shape[0], dtype=float), failures)
+        )
+        below = position_sum - n_failures * (n_failures - 1.0) / 2.0
+        return (n_failures * n_correct - below) / (n_correct * n_failures)
+    exponent = _scale_exponent(weight)
+    if exponent:  # the same power of two for failures and weights
+        weight, failures = np.ldexp(weight, -exponent), np.ldexp(failures, -exponent)
+    failures_middle, _ = _cumulative(failures)
+    failures_middle = _subtract_half(failures_middle, failures)
+    correct = np.subtract(weight, failures)
+    n_correct = float(correct.sum())  # exactly 0 when every prediction fails
+    n_failures = float(failures.sum())
+    if not (n_failures > 0 and n_correct > 0):
+        return np.nan
+    failures_middle *= correct
+    return float(failures_middle.sum()) / (n_correct * n_failures)
+
+
 def oracle_stats(losses, sample_weight):
     """Group statistics of the oracle ranking, confidence = -loss."""
-    if losses.ndim == 1 and np.count_nonzero(losses) == np.count_nonzero(losses == 1):
-        return _binary_oracle_stats(losses, sample_weight)
+    if losses.ndim == 1:
+        failures = np.count_nonzero(losses)
+        if failures == np.count_nonzero(losses == 1):
+            return _binary_oracle_stats(losses, sample_weight, failures)
     groups = group_ties(-losses)
     return GroupStats.from_samples(groups, losses, sample_weight)
 
@@ -394,19 +433,21 @@ def is_oracle_order(groups, losses, sample_weight=None):
     return bool(np.all((later <= earlier) & ((later == earlier) | new_group)))
 
 
-def _binary_oracle_stats(losses, sample_weight):
-    """Oracle statistics of 0/1 losses without sorting: failures, then successes
-    (the groups of a weight of zero are left out, as :func:`group_ties` would)."""
-    failures = np.count_nonzero(losses)
+def _binary_oracle_stats(losses, sample_weight, failures):
+    """Oracle statistics of 0/1 losses (``failures`` of them) without sorting:
+    failures, then successes (the groups of a weight of zero are left out, as
+    :func:`group_ties` would)."""
+    n_samples = losses.shape[0]
     if sample_weight is None:
-        weight = np.array([failures, losses.shape[0] - failures], dtype=np.float64)
-        loss = np.array([failures, 0.0])
+        failed, succeeded = float(failures), float(n_samples - failures)
     else:
         failed = float(np.dot(sample_weight, losses))
-        weight = np.array([failed, float(np.dot(sample_weight, losses == 0))])
-        loss = np.array([failed, 0.0])
-    present = [failures > 0, failures < losses.shape[0]]
-    return GroupStats(weight[present], loss[present])
+        succeeded = float(np.dot(sample_weight, losses == 0))
+    if failures == 0:
+        return GroupStats(np.array([succeeded]), np.array([0.0]))
+    if failures == n_samples:
+        return GroupStats(np.array([failed]), np.array([failed]))
+    return GroupStats(np.array([failed, succeeded]), np.array([failed, 0.0]))
 
 
 def e_aurc_from_stats(stats, oracle, estimator="harmonic"):
@@ -435,10 +476,15 @@ def naurc_from_stats(stats, oracle, estimator="harmonic"):
 def naurc_from_values(value, oracle_value, oracle):
     """:func:`naurc_from_stats` from the AURC of the ranking and of the oracle."""
     if oracle.loss.ndim == 1:  # one ranking: the same operations on scalars
-        random_minus_oracle = (
-            float(oracle.loss.sum()) / float(oracle.weight.sum()) - oracle_value
-        )
-        if np.count_nonzero(oracle.weight) < 2 or not random_minus_oracle > 0:
+        loss, weight = oracle.loss, oracle.weight
+        if loss.shape[0] <= 2:  # 0/1 losses: Python floats cost less than numpy
+            loss, weight = loss.tolist(), weight.tolist()
+            with_weight = sum(1 for value in weight if value)
+            random_minus_oracle = math.fsum(loss) / math.fsum(weight) - oracle_value
+        else:
+            with_weight = np.count_nonzero(weight)
+            random_minus_oracle = float(loss.sum()) / float(weight.sum()) - oracle_value
+        if with_weight < 2 or not random_minus_oracle > 0:
             return np.nan
         return max(value - oracle_value, 0.0) / random_minus_oracle
     excess = np.maximum(value - oracle_value, 0.0)
@@ -533,14 +579,19 @@ def _coverage_at_risk_1d(weight, loss, risk):
     upto, total = _cumulative(weight)
     loss_upto = np.cumsum(loss)
     feasible = loss_upto <= risk * upto
-    feasible &= weight > 0
+    constant = weight.strides[0] == 0  # unit weights: every group has weight
+    if not constant:
+        feasible &= weight > 0
     last = upto.shape[0] - 1 - int(np.argmax(feasible[::-1]))
     if not feasible[last]:
         return 0.0  # the start of the first group (below = 0) is never feasible
     largest = float(upto[last])
-    following = np.flatnonzero(weight[last + 1 :] > 0)
-    if following.size:
-        group = last + 1 + int(following[0])
+    if constant:
+        group = last + 1 if last + 1 < upto.shape[0] else None
+    else:
+        following = np.flatnonzero(weight[last + 1 :] > 0)
+        group = last + 1 + int(following[0]) if following.size else None
+    if group is not None:
         mean_loss = float(loss[group]) / float(weight[group])
         if mean_loss > risk:
             below, loss_below = float(upto[group - 1]), float(loss_upto[group - 1])

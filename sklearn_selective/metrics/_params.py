@@ -11,10 +11,13 @@ decorator unchanged, which then accepts it or raises its usual
 """
 
 import functools
+import math
+import operator
 from inspect import Parameter, signature
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import make_constraint
+from sklearn.utils._param_validation import Interval, make_constraint
 from sklearn.utils._param_validation import validate_params as _sklearn_validate
 
 _POSITIONAL = (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
@@ -32,6 +35,21 @@ def _accepts_anything(value):
     return True
 
 
+def _quick_interval(interval):
+    """A cheap test of ``Interval(Real or Integral, ...)`` for Python numbers; any
+    other value (numpy scalars, bool, NaN) goes to scikit-learn's test."""
+    types = (int,) if interval.type is Integral else (int, float)
+    low = -math.inf if interval.left is None else interval.left
+    high = math.inf if interval.right is None else interval.right
+    above = operator.le if interval.closed in ("left", "both") else operator.lt
+    below = operator.le if interval.closed in ("right", "both") else operator.lt
+
+    def check(value):
+        return type(value) in types and above(low, value) and below(value, high)
+
+    return check
+
+
 def _quick_check(constraints):
     """One cheap sufficient test for one parameter's list of constraints."""
     if constraints == ["array-like"]:
@@ -44,6 +62,8 @@ def _quick_check(constraints):
             checks.append(_is_common_array)
         elif constraint is None:
             checks.append(lambda value: value is None)
+        elif isinstance(constraint, Interval) and constraint.type in (Real, Integral):
+            checks.append(_quick_interval(constraint))
         else:
             checks.append(make_constraint(constraint).is_satisfied_by)
     if len(checks) == 1:

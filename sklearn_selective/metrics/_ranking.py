@@ -100,7 +100,8 @@ default="zero_one"
         sample_weight=sample_weight,
         labels=labels,
     )
-    _check_binary_failures(failures)
+    if not isinstance(loss, str):  # the 0/1 loss is binary by construction
+        _check_binary_failures(failures)
     stats = GroupStats.from_samples(group_ties(confidence), failures, sample_weight)
     value = failure_auc_from_stats(stats)
     if np.isnan(value):
@@ -311,7 +312,8 @@ class _UnitConcordance:
     """
 
     def __init__(self, confidence_groups, gap_groups):
-        confidence_index = confidence_groups.group_index
+        # scipy's count takes ranks from 1.
+        confidence_rank = confidence_groups.dense_rank(first=1)
         self._confidence_groups = confidence_groups
         self._gap_starts = gap_groups.starts
         self._joint_starts = None  # no two samples share both gap and confidence
@@ -320,15 +322,15 @@ class _UnitConcordance:
         else:
             key = gap_groups.group_index.astype(np.int64)
             key *= confidence_groups.n_groups
-            key += confidence_index
-            self.order = np.argsort(key, kind="stable")
+            key += confidence_rank
+            # Equal keys are samples tied in both: their order does not matter.
+            self.order = np.argsort(key)
             if confidence_groups.starts is not None:
                 sorted_key = key[self.order]
                 self._joint_starts = np.flatnonzero(
                     np.concatenate(([True], sorted_key[1:] != sorted_key[:-1]))
                 )
-        self._rank = np.take(confidence_index, self.order)
-        self._rank += 1  # scipy's count takes ranks from 1
+        self._rank = confidence_rank.take(self.order)
         self._positions = np.arange(self.order.shape[0], dtype=np.intp)
 
     def counts(self, sample_counts=None):

@@ -56,9 +56,10 @@ def _scaled_group_stats(
 ):
     """Validate the inputs and reduce them to per-tie-group statistics, with the
     losses scaled exactly by ``2**-exponent`` when their weighted sums could
-    overflow; every metric but the scale-free ones is then ``2**exponent`` times
-    its value on the scaled losses. The groups keep
-    their distinct confidences only ``with_values`` (the curves' thresholds)."""
+    overflow or all of them are tiny (:func:`scale_losses`); every metric but the
+    scale-free ones is then ``2**exponent`` times its value on the scaled losses.
+    The groups keep their distinct confidences only ``with_values`` (the curves'
+    thresholds)."""
     confidence, losses, sample_weight = _validate_risk_inputs(
         y_true,
         y_pred,
@@ -68,7 +69,9 @@ def _scaled_group_stats(
         labels=labels,
     )
     exponent = 0
-    if scale:
+    # Unweighted 0/1 losses never need scaling.
+    zero_one = isinstance(loss, str) and loss == "zero_one" and sample_weight is None
+    if scale and not zero_one:
         losses, exponent = scale_losses(losses, sample_weight)
     groups = group_ties(confidence, with_values=with_values)
     stats = GroupStats.from_samples(groups, losses, sample_weight)
