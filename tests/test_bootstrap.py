@@ -532,6 +532,27 @@ def test_counts_above_255_widen_the_dtype(monkeypatch, draw_chunk):
     assert not counts[:, 1:].any()
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uq_c_index_threads_do_not_change_the_result(weighted):
+    """uq_c_index evaluates a block's resamples in n_jobs threads."""
+    y_true, _, confidence, proba = _data(n=300, seed=15)
+    w = np.random.default_rng(1).random(300) if weighted else None
+    run = partial(
+        bootstrap_metric,
+        "uq_c_index",
+        y_true,
+        proba,
+        confidence,
+        sample_weight=w,
+        n_resamples=30,
+        random_state=0,
+    )
+    serial = run(n_jobs=None).bootstrap_distribution
+    assert_array_equal(run(n_jobs=3).bootstrap_distribution, serial)
+    assert_array_equal(run(n_jobs=-1).bootstrap_distribution, serial)
+    assert np.unique(serial).shape[0] > 10  # the resamples differ
+
+
 def test_n_jobs_does_not_change_the_result():
     y_true, y_pred, confidence, _ = _data(seed=14)
     metric = _generic(augrc)

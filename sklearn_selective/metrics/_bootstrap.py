@@ -121,9 +121,11 @@ def bootstrap_metric(
 
     n_jobs : int, default=None
         Number of jobs for the generic path, which calls ``metric`` once per
-        resample (:class:`joblib.Parallel` semantics: None means 1, -1 all
-        processors). The fast path of this package's metrics is vectorised
-        and ignores it. The result does not depend on ``n_jobs``.
+        resample, and of threads for :func:`uq_c_index`, whose compiled pair
+        count runs one resample at a time without the GIL (:class:`joblib.Parallel`
+        semantics: None means 1, -1 all processors). The fast path of the
+        risk metrics is vectorised and ignores it. The result does not depend
+        on ``n_jobs``.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights. Each resampled sample keeps its weight:

@@ -9,9 +9,10 @@ same bootstrap distribution, to rounding.
 """
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
@@ -79,10 +80,13 @@ class _ConcordanceResampler:
 
     Without sample weights a resample's copies are counted as ``uq_c_index``
     counts unit-weight samples: scipy's compiled discordant-pair count on the
-    ranks repeated by their counts, in exact integers.
+    ranks repeated by their counts, in exact integers. That count releases the
+    GIL, so ``n_jobs`` threads evaluate the resamples of a block in parallel;
+    each value is computed alone, so the values do not depend on ``n_jobs``.
     """
 
-    def __init__(self, y_true, y_proba, confidence, labels, sample_weight):
+    def __init__(self, y_true, y_proba, confidence, labels, sample_weight, n_jobs):
+        self._n_threads = effective_n_jobs(n_jobs)
         n_samples = confidence.shape[0]
         y_true = column_or_1d(y_true, dtype=None)
         y_proba = check_array(y_proba, dtype=None, input_name="y_proba")
@@ -108,7 +112,12 @@ class _ConcordanceResampler:
         self._ranked = ranked_index[self._joint_groups.order]
 
     def __call__(self, counts):
-        return np.array([self._value(count) for count in counts], dtype=np.float64)
+        if self._n_threads == 1 or counts.shape[0] == 1:
+            values = [self._value(count) for count in counts]
+        else:
+            with ThreadPoolExecutor(min(self._n_threads, counts.shape[0])) as pool:
+                values = list(pool.map(self._value, counts))
+        return np.array(values, dtype=np.float64)
 
     def _value(self, count):
         if self._unit is not None:
@@ -135,8 +144,12 @@ class _ConcordanceResampler:
         return (concordant + tied / 2.0) / comparable
 
 
-def _concordance_path(y_true, y_pred, confidence, sample_weight, labels=None):
-    return _ConcordanceResampler(y_true, y_pred, confidence, labels, sample_weight)
+def _concordance_path(
+    y_true, y_pred, confidence, sample_weight, labels=None, n_jobs=None
+):
+    return _ConcordanceResampler(
+        y_true, y_pred, confidence, labels, sample_weight, n_jobs
+    )
 
 
 _FAST_PATHS = {
@@ -150,6 +163,8 @@ _FAST_PATHS = {
     coverage_at_risk: _risk_path("coverage_at_risk"),
     uq_c_index: _concordance_path,
 }
+# Fast paths that evaluate resamples one at a time, in n_jobs threads.
+_THREADED_PATHS = {uq_c_index}
 
 
 def _positive_weight(sample_weight):
@@ -266,6 +281,8 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
     if uses_area_options(metric_kwargs):  # coverage_range, class_balanced, ...
         prepare = None
     if prepare is not None:
+        if metric in _THREADED_PATHS:
+            metric_kwargs = {**metric_kwargs, "n_jobs": n_jobs}
         evaluate = prepare(y_true, y_pred, confidence, sample_weight, **metric_kwargs)
         return _FastValues(evaluate, _positive_weight(sample_weight))
 
