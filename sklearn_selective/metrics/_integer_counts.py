@@ -214,8 +214,9 @@ class _CoverageAtRisk:
     ``_core``'s candidates are the feasible group ends and the crossings inside
     groups with a feasible start, most confident first; they grow along that
     ranking, so the largest is that of the least confident group with a feasible
-    end or start. The weight and loss accepted down to a group are the totals
-    less those below it.
+    end or start: once every resample has found one, the later (more confident)
+    chunks are skipped. The weight and loss accepted down to a group are the
+    totals less those below it.
     """
 
     def __init__(self, block, risk):
@@ -225,8 +226,11 @@ class _CoverageAtRisk:
         self.every_row = np.arange(block.rows)
         self.largest = np.zeros(block.rows)
         self.loss_below = np.zeros((block.rows, 1))
+        self.found = np.zeros(block.rows, dtype=bool)
 
     def add(self, chunk):
+        if self.found.all():
+            return
         risk, rows = self.risk, self.every_row
         loss_upto = np.cumsum(chunk.loss, axis=-1)
         loss_upto += self.loss_below
@@ -258,6 +262,7 @@ class _CoverageAtRisk:
         crossing = (end * mean_loss - end_loss) / (mean_loss - risk)
         value = np.where(start_feasible[row, first], start[row, first], crossing)
         self.largest[row] = np.fmax(self.largest[row], value)
+        self.found[row] = True
 
     def result(self):
         total = self.total[:, 0]
