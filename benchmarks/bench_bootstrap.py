@@ -1,7 +1,7 @@
 """Time and peak memory of ``bootstrap_metric``: fast (count) path vs generic path.
 
 Run: ``python benchmarks/bench_bootstrap.py [--sizes 1e3 1e4 1e5 1e6]
-[--n-resamples 1000] [--max-generic-n 1e4] [--metrics aurc augrc ...]``
+[--n-resamples 1000] [--max-generic-n 1e4] [--metrics aurc augrc ...] [--n-jobs 2]``
 
 For each n the inputs are a continuous confidence (few ties) and labels with a 20 %
 error rate, as in ``bench_metrics.py``. The fast path draws every resample as a
@@ -79,7 +79,14 @@ def _row(name, n, data, args):
     if metric is uq_c_index:
         n_resamples = min(n_resamples, args.max_c_index_resamples)
     run = partial(
-        bootstrap_metric, metric, y_true, second, confidence, random_state=0, **kwargs
+        bootstrap_metric,
+        metric,
+        y_true,
+        second,
+        confidence,
+        random_state=0,
+        n_jobs=args.n_jobs,
+        **kwargs,
     )
     fast_time, fast = _timed(partial(run, n_resamples=n_resamples))
     scaled = fast_time * args.n_resamples / n_resamples
@@ -120,6 +127,13 @@ def main():
     parser.add_argument("--max-generic-n", type=float, default=1e4)
     parser.add_argument("--max-c-index-resamples", type=int, default=20)
     parser.add_argument("--metrics", nargs="+", default=list(METRICS))
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="bootstrap_metric's n_jobs: threads for uq_c_index (the risk "
+        "metrics ignore it)",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     header = (

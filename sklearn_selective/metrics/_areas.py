@@ -245,7 +245,8 @@ def _excess(
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
-    oracle = oracle_stats(losses, sample_weight)
+    zero_one = isinstance(loss, str) and loss == "zero_one"
+    oracle = oracle_stats(losses, sample_weight, binary=zero_one)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)
     oracle_value = aurc_from_stats(oracle, estimator)

@@ -243,7 +243,7 @@ def _aurc_1d(stats, alpha_function):
             value = _one_group_aurc(loss.tolist(), weight.tolist())
             if value is not None:
                 return value
-        cumulative = np.cumsum(weight)
+        cumulative = np.add.accumulate(weight)
         n = float(cumulative[-1])
     total = 0.0
     for start in range(0, size, _AURC_PIECE):
@@ -285,8 +285,9 @@ def _one_group_aurc(losses, weights):
     below, upto, n = int(below), int(upto), int(n)
     x, y, width = n - below, n - upto, upto - below
     alpha = _scalar_tabulated_difference(n, y)
-    if width != 1:
-        alpha += 1.0 - x * _scalar_tabulated_difference(x, y) / width
+    if width != 1:  # x = n for the oracle's failures, the first group
+        difference = alpha if x == n else _scalar_tabulated_difference(x, y)
+        alpha += 1.0 - x * difference / width
     return alpha * losses[group] / n
 
 
@@ -297,7 +298,7 @@ def _cumulative(weight):
         if weight[0] != 1.0:
             upto *= weight[0]
     else:
-        upto = np.cumsum(weight)
+        upto = np.add.accumulate(weight)
     return upto, float(upto[-1])
 
 
@@ -402,11 +403,12 @@ def _failure_auc_1d(weight, failures):
     return float(failures_middle.sum()) / (n_correct * n_failures)
 
 
-def oracle_stats(losses, sample_weight):
-    """Group statistics of the oracle ranking, confidence = -loss."""
+def oracle_stats(losses, sample_weight, binary=False):
+    """Group statistics of the oracle ranking, confidence = -loss; ``binary``
+    says that the losses are known to be 0 or 1."""
     if losses.ndim == 1:
         failures = np.count_nonzero(losses)
-        if failures == np.count_nonzero(losses == 1):
+        if binary or failures == np.count_nonzero(losses == 1):
             return _binary_oracle_stats(losses, sample_weight, failures)
     groups = group_ties(-losses)
     return GroupStats.from_samples(groups, losses, sample_weight)
@@ -506,10 +508,10 @@ def descending_curve(stats):
     keep = stats.weight > 0
     if keep.all():  # no copies
         upto = _cumulative(stats.weight[::-1])[0]
-        return upto, np.cumsum(stats.loss[::-1]), keep
+        return upto, np.add.accumulate(stats.loss[::-1]), keep
     weight = stats.weight[keep][::-1]
     loss = stats.loss[keep][::-1]
-    return np.cumsum(weight), np.cumsum(loss), keep
+    return np.add.accumulate(weight), np.add.accumulate(loss), keep
 
 
 def selective_risk_at_coverage_from_stats(stats, coverage):
@@ -543,7 +545,8 @@ def coverage_at_risk_from_stats(stats, risk):
     Batched over the leading axes of ``stats``; zero-weight groups are masked.
     """
     stats, exponent = rescaled_stats(stats)
-    if np.any(exponent):  # the target in the scaled loss units
+    scaled = np.any(exponent) if np.ndim(exponent) else exponent != 0
+    if scaled:  # the target in the scaled loss units
         risk = np.ldexp(risk, -exponent)
         if np.ndim(risk):
             risk = np.expand_dims(risk, -1)
@@ -577,7 +580,7 @@ def _coverage_at_risk_1d(weight, loss, risk):
     and the risk is monotone inside a group.
     """
     upto, total = _cumulative(weight)
-    loss_upto = np.cumsum(loss)
+    loss_upto = np.add.accumulate(loss)
     feasible = loss_upto <= risk * upto
     constant = weight.strides[0] == 0  # unit weights: every group has weight
     if not constant:
