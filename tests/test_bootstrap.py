@@ -553,6 +553,33 @@ def test_uq_c_index_threads_do_not_change_the_result(weighted):
     assert np.unique(serial).shape[0] > 10  # the resamples differ
 
 
+@pytest.mark.parametrize("metric", ["uq_c_index", "generic"])
+def test_large_samples_give_every_worker_a_resample(metric, monkeypatch):
+    """Where a block would hold one resample (n near _BLOCK_COUNTS), n_jobs
+    workers get blocks of n_jobs resamples: the same resamples, grouped."""
+    y_true, y_pred, confidence, proba = _data(n=300, seed=16)
+    monkeypatch.setattr(_draws, "_BLOCK_COUNTS", 300)
+    if metric == "generic":
+        metric, second = _generic(augrc), y_pred
+    else:
+        second = proba
+    sizes = []
+    draw = _draws._draw_counts
+
+    def spy(rng, n_samples, rows):
+        sizes.append(rows)
+        return draw(rng, n_samples, rows)
+
+    monkeypatch.setattr(_draws, "_draw_counts", spy)
+    run = partial(bootstrap_metric, metric, y_true, second, confidence, n_resamples=7)
+    serial = run(random_state=0, n_jobs=None).bootstrap_distribution
+    assert sizes == [1] * 7
+    sizes.clear()
+    parallel = run(random_state=0, n_jobs=3).bootstrap_distribution
+    assert sizes == [3, 3, 1]
+    assert_array_equal(parallel, serial)
+
+
 def test_n_jobs_does_not_change_the_result():
     y_true, y_pred, confidence, _ = _data(seed=14)
     metric = _generic(augrc)

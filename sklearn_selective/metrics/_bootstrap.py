@@ -220,7 +220,9 @@ def bootstrap_metric(
         metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs
     )
     rng = _check_generator(random_state)
-    distribution = values(_bootstrap_counts(rng, n_samples, n_resamples))
+    distribution = values(
+        _bootstrap_counts(rng, n_samples, n_resamples, min_rows=values.block_rows)
+    )
     return _result(
         metric, statistic, distribution, values, n_samples, confidence_level, method
     )
@@ -249,7 +251,7 @@ def _result(
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
     jackknife = None
     if method == "bca":
-        jackknife = values(_jackknife_counts(n_samples))
+        jackknife = values(_jackknife_counts(n_samples, min_rows=values.block_rows))
         _warn_undefined(
             np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
         )

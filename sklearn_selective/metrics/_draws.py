@@ -15,6 +15,8 @@ Each resample consumes the generator's stream in the same way whatever the block
 size, so the resamples do not depend on how they are grouped into blocks.
 """
 
+import functools
+
 import numpy as np
 
 # Samples per chunk of the two-stage draw.
@@ -72,26 +74,39 @@ def _draw_counts(rng, n_samples, rows):
 # were faulted in again on every chunk: 185,000 page faults and 1.8 times the time
 # for coverage_at_risk at n = 1e5 in a fresh process (benchmarks/bench_bootstrap.py
 # measures that). Freeing one block larger than any of them first keeps them in the
-# heap; other allocators are not affected.
+# heap; other allocators are not affected. glibc never lowers the threshold again,
+# so once per process is enough (the block is never touched: no physical memory).
 _ALLOCATOR_WARMING_BYTES = 16 * _BLOCK_COUNTS  # twice the largest float64 temporary
 
 
+@functools.cache
 def _warm_allocator():
     np.empty(_ALLOCATOR_WARMING_BYTES, dtype=np.uint8)  # allocated and freed
 
 
-def _bootstrap_counts(rng, n_samples, n_resamples):
+# Counts per block at most when more rows are asked for (parallel workers).
+_WIDE_BLOCK_COUNTS = 2**26
+
+
+def _block_rows(n_samples, min_rows):
+    """Resamples per block: ``_BLOCK_COUNTS`` counts, and at least ``min_rows``
+    (one per parallel worker) as long as the block holds ``_WIDE_BLOCK_COUNTS``."""
+    wide = min(min_rows, max(1, _WIDE_BLOCK_COUNTS // n_samples))
+    return max(1, _BLOCK_COUNTS // n_samples, wide)
+
+
+def _bootstrap_counts(rng, n_samples, n_resamples, min_rows=1):
     """Blocks of bootstrap count vectors, shape ``(block, n_samples)``, in order."""
     _warm_allocator()
-    step = max(1, _BLOCK_COUNTS // n_samples)
+    step = _block_rows(n_samples, min_rows)
     for start in range(0, n_resamples, step):
         yield _draw_counts(rng, n_samples, min(step, n_resamples - start))
 
 
-def _jackknife_counts(n_samples):
+def _jackknife_counts(n_samples, min_rows=1):
     """Blocks of leave-one-out count vectors (ones, and a zero at the left-out)."""
     _warm_allocator()
-    step = max(1, _BLOCK_COUNTS // n_samples)
+    step = _block_rows(n_samples, min_rows)
     for start in range(0, n_samples, step):
         rows = min(step, n_samples - start)
         counts = np.ones((rows, n_samples), dtype=np.uint8)

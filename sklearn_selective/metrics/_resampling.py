@@ -87,6 +87,7 @@ class _ConcordanceResampler:
 
     def __init__(self, y_true, y_proba, confidence, labels, sample_weight, n_jobs):
         self._n_threads = effective_n_jobs(n_jobs)
+        self.block_rows = self._n_threads  # a resample for every thread
         n_samples = confidence.shape[0]
         y_true = column_or_1d(y_true, dtype=None)
         y_proba = check_array(y_proba, dtype=None, input_name="y_proba")
@@ -190,6 +191,7 @@ class _FastValues:
 
     def __init__(self, evaluate, positive):
         self.evaluate, self.positive = evaluate, positive
+        self.block_rows = getattr(evaluate, "block_rows", 1)
 
     def __call__(self, count_blocks):
         return np.concatenate(
@@ -274,6 +276,8 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
 
     ``arrays`` are the checked ``(y_true, y_pred, confidence, sample_weight)``;
     this package's metrics take the fast path, any other callable the generic one.
+    ``values.block_rows`` is the number of resamples a block needs to keep the
+    parallel workers busy.
     """
     y_true, y_pred, confidence, sample_weight = arrays
     n_samples = confidence.shape[0]
@@ -299,4 +303,5 @@ def _resample_evaluator(metric, arrays, metric_kwargs, n_jobs=None):
     def values(count_blocks):
         return _generic_values(metric, generic_arrays, kwargs, count_blocks, n_jobs)
 
+    values.block_rows = effective_n_jobs(n_jobs)  # a resample for every worker
     return values
