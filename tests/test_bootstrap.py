@@ -21,6 +21,7 @@ from sklearn_selective.metrics import (
     _bootstrap,
     _draws,
     _integer_counts,
+    _resampling,
     _risk_resampler,
     augrc,
     aurc,
@@ -578,6 +579,65 @@ def test_large_samples_give_every_worker_a_resample(metric, monkeypatch):
     parallel = run(random_state=0, n_jobs=3).bootstrap_distribution
     assert sizes == [3, 3, 1]
     assert_array_equal(parallel, serial)
+
+
+def test_uq_c_index_threads_keep_the_error_state(monkeypatch):
+    """numpy's errstate is a context variable: the worker threads must run in
+    the caller's context (which silences the resamples' FP warnings), else a
+    threaded bootstrap warns where a serial one does not."""
+    evaluate = _resampling._ConcordanceResampler._value
+
+    def dividing_by_zero(self, count):
+        np.divide(np.ones(1), np.zeros(1))  # warns unless errstate ignores it
+        return evaluate(self, count)
+
+    monkeypatch.setattr(_resampling._ConcordanceResampler, "_value", dividing_by_zero)
+    y_true, _, confidence, proba = _data(n=40, seed=17)
+    for n_jobs in (None, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            bootstrap_metric(
+                "uq_c_index",
+                y_true,
+                proba,
+                confidence,
+                n_resamples=8,
+                random_state=0,
+                n_jobs=n_jobs,
+            )
+
+
+def test_uq_c_index_resamples_keep_float32_gaps_apart():
+    """1 - p in float32 ties gaps that uq_c_index (float64) tells apart: a
+    resample of every sample once must give the metric itself."""
+    y_true = np.array([0, 0, 1, 1])
+    proba = np.array(
+        [[1e-9, 1 - 1e-9], [2e-9, 1 - 2e-9], [0.3, 0.7], [0.6, 0.4]], dtype=np.float32
+    )
+    confidence = np.array([0.2, 0.9, 0.5, 0.1])
+    statistic = uq_c_index(y_true, proba, confidence)
+    values = _resampling._resample_evaluator(
+        uq_c_index, (y_true, proba, confidence, None), {}
+    )([np.ones((1, 4), dtype=np.uint8)])
+    assert values[0] == statistic
+
+
+def test_uq_c_index_bootstrap_is_scale_invariant_in_huge_weights():
+    y_true, _, confidence, proba = _data(n=60, seed=18)
+    w = np.random.default_rng(3).random(60)
+    run = partial(
+        bootstrap_metric,
+        "uq_c_index",
+        y_true,
+        proba,
+        confidence,
+        n_resamples=20,
+        random_state=0,
+    )
+    base = run(sample_weight=w).bootstrap_distribution
+    huge = run(sample_weight=w * 2.0**700).bootstrap_distribution
+    assert not np.isnan(huge).any()
+    assert_allclose(huge, base, rtol=1e-12)
 
 
 def test_n_jobs_does_not_change_the_result():

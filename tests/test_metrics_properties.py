@@ -438,6 +438,40 @@ def test_unit_weight_fast_paths_equal_the_weighted_path(name, metric, _, n, bina
         )
 
 
+@pytest.mark.parametrize("metric", [e_aurc, naurc])
+def test_zero_one_loss_with_huge_weights_keeps_the_binary_oracle(metric):
+    """Weights summing past 2**300 scale the 0/1 losses to 1/2: the oracle of
+    the failures must still come out as for the same losses given as an array."""
+    rng = np.random.default_rng(5)
+    y_true = rng.integers(0, 3, 50)
+    y_pred = np.where(rng.random(50) < 0.3, (y_true + 1) % 3, y_true)
+    confidence = rng.random(50)
+    w = np.full(50, 1e100)
+    from_labels = metric(y_true, y_pred, confidence, sample_weight=w)
+    losses = (y_true != y_pred).astype(float)
+    from_losses = metric(None, None, confidence, loss=losses, sample_weight=w)
+    assert from_labels == pytest.approx(from_losses, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", [aurc, partial(aurc, estimator="log"), sele])
+def test_frequency_weights_near_the_float_limit(metric):
+    """Weights of 1e300 give finite values without warnings; a total beyond the
+    largest float64 is refused with a clear message."""
+    confidence = np.random.default_rng(6).random(50)
+    losses = (np.arange(50) % 3 == 0).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        moderate = metric(
+            None, None, confidence, loss=losses, sample_weight=np.full(50, 1e100)
+        )
+        huge = metric(
+            None, None, confidence, loss=losses, sample_weight=np.full(50, 1e300)
+        )
+    assert huge == pytest.approx(moderate, rel=1e-12)
+    with pytest.raises(ValueError, match="sums to more than the largest float64"):
+        metric(None, None, confidence, loss=losses, sample_weight=np.full(50, 1e307))
+
+
 def test_augrc_and_uq_auc_with_weights_of_1e300():
     confidence, losses = [0.9, 0.5, 0.3, 0.1], [0.0, 1.0, 0.0, 1.0]
     w = np.full(4, 1e300)

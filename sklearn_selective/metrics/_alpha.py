@@ -67,8 +67,8 @@ def _tabulated_tail_dot(values):
     """
     n = values.shape[0]
     prefix1, prefix2 = _harmonic_table()
-    high = (prefix1[n] - prefix1[n - 1 :: -1]).astype(np.float64)
-    low = (prefix2[n] - prefix2[n - 1 :: -1]).astype(np.float64)
+    high = (prefix1[n] - prefix1[:n][::-1]).astype(np.float64)
+    low = (prefix2[n] - prefix2[:n][::-1]).astype(np.float64)
     return (np.dot(high, values) + np.dot(low, values) * 2.0**-30) * 2.0**-58
 
 
@@ -86,13 +86,15 @@ def _harmonic_difference_asymptotic(x, y):
     # log1p(h/v) + h/(2uv) - h (u + v)/(uv)^2 * [-1/12 + (p + q)/120 - ...].
     u, v = x + 1.0, y + 1.0
     h = x - y
-    inv_uv = 1.0 / (u * v)
-    p, q = 1.0 / (u * u), 1.0 / (v * v)
+    # From the reciprocals: u v and u + v overflow for huge frequency weights.
+    inv_u, inv_v = 1.0 / u, 1.0 / v
+    inv_uv = inv_u * inv_v
+    p, q = inv_u * inv_u, inv_v * inv_v
     pp_qq = p * p + q * q
     series = (p + q) * (1.0 / 120.0 + pp_qq / 240.0) - (pp_qq + p * q) / 252.0
     series -= 1.0 / 12.0
     with np.errstate(divide="ignore", invalid="ignore"):  # small args: replaced
-        return np.log1p(h / v) + h * inv_uv * (0.5 - (u + v) * inv_uv * series)
+        return np.log1p(h / v) + h * inv_uv * (0.5 - (inv_u + inv_v) * series)
 
 
 def _mean_log_excess(x, y):

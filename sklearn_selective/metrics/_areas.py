@@ -169,7 +169,7 @@ def aurc(
             class_balanced=class_balanced,
         )
     _, stats, _, _, exponent = _scaled_group_stats(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, frequency_weights=True
     )
     return float(times_power_of_two(aurc_from_stats(stats, estimator), exponent))
 
@@ -228,7 +228,7 @@ def sele(
     0.45667
     """
     _, stats, _, _, exponent = _scaled_group_stats(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, frequency_weights=True
     )
     return float(times_power_of_two(sele_from_stats(stats), exponent))
 
@@ -243,9 +243,10 @@ def _excess(
     """
     # Tiny losses come scaled up exactly: the excess keeps its precision.
     groups, stats, losses, sample_weight, exponent = _scaled_group_stats(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, frequency_weights=True
     )
-    zero_one = isinstance(loss, str) and loss == "zero_one"
+    # The 0/1 losses stay 0/1 unless huge weights had them scaled.
+    zero_one = isinstance(loss, str) and loss == "zero_one" and exponent == 0
     oracle = oracle_stats(losses, sample_weight, binary=zero_one)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)

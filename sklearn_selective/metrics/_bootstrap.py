@@ -40,7 +40,11 @@ __all__ = ["_bootstrap_indices", "_check_generator", "_counts", "bootstrap_metri
         "n_resamples": [Interval(Integral, 1, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "method": [StrOptions(set(_METHODS))],
-        "n_jobs": [Integral, None],
+        "n_jobs": [
+            Interval(Integral, None, -1, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+            None,
+        ],
     }
     | _RESAMPLING_CONSTRAINTS,
     # metric_kwargs are validated by the metric itself, so keep nested validation.

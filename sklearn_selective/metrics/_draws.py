@@ -71,11 +71,12 @@ def _draw_counts(rng, n_samples, rows):
 # returns it to the system when freed; it raises the threshold to the size of the
 # largest block freed so far (at most 32 MiB), and a block of exactly that size is
 # still mapped. The temporaries of a block of resamples share a few sizes, so they
-# were faulted in again on every chunk: 185,000 page faults and 1.8 times the time
-# for coverage_at_risk at n = 1e5 in a fresh process (benchmarks/bench_bootstrap.py
-# measures that). Freeing one block larger than any of them first keeps them in the
-# heap; other allocators are not affected. glibc never lowers the threshold again,
-# so once per process is enough (the block is never touched: no physical memory).
+# were faulted in again on every chunk: in a fresh process, 300 resamples of
+# coverage_at_risk at n = 1e5 took 185,000 page faults and 0.97 s, against 1,700
+# and 0.54 s once a larger block had been freed. Freeing one block larger than any
+# of them first keeps them in the heap; other allocators are not affected. glibc
+# never lowers the threshold again, so once per process is enough (the block is
+# never touched: no physical memory).
 _ALLOCATOR_WARMING_BYTES = 16 * _BLOCK_COUNTS  # twice the largest float64 temporary
 
 

@@ -214,9 +214,9 @@ class _CoverageAtRisk:
     ``_core``'s candidates are the feasible group ends and the crossings inside
     groups with a feasible start, most confident first; they grow along that
     ranking, so the largest is that of the least confident group with a feasible
-    end or start: once every resample has found one, the later (more confident)
-    chunks are skipped. The weight and loss accepted down to a group are the
-    totals less those below it.
+    end or start: once every resample has found one, this accumulator skips the
+    later (more confident) chunks. The weight and loss accepted down to a group
+    are the totals less those below it.
     """
 
     def __init__(self, block, risk):

@@ -100,9 +100,10 @@ default="zero_one"
         sample_weight=sample_weight,
         labels=labels,
     )
-    if not isinstance(loss, str):  # the 0/1 loss is binary by construction
+    if not (isinstance(loss, str) and loss == "zero_one"):  # binary by construction
         _check_binary_failures(failures)
-    stats = GroupStats.from_samples(group_ties(confidence), failures, sample_weight)
+    groups = group_ties(confidence, with_values=False)  # one array less at 1e8
+    stats = GroupStats.from_samples(groups, failures, sample_weight)
     value = failure_auc_from_stats(stats)
     if np.isnan(value):
         warnings.warn(

@@ -8,6 +8,7 @@ sample repeated by its count). Both paths see the same resamples, so they give t
 same bootstrap distribution, to rounding.
 """
 
+import contextvars
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,6 +26,7 @@ from ._areas import (
     sele,
 )
 from ._core import (
+    _scale_exponent,
     group_ties,
 )
 from ._draws import _indices
@@ -41,6 +43,7 @@ from ._validation import (
     _check_confidence,
     _check_probabilities,
     _check_sample_weight,
+    _true_class_proba,
 )
 from ._working_points import (
     coverage_at_risk,
@@ -88,15 +91,18 @@ class _ConcordanceResampler:
     def __init__(self, y_true, y_proba, confidence, labels, sample_weight, n_jobs):
         self._n_threads = effective_n_jobs(n_jobs)
         self.block_rows = self._n_threads  # a resample for every thread
-        n_samples = confidence.shape[0]
         y_true = column_or_1d(y_true, dtype=None)
         y_proba = check_array(y_proba, dtype=None, input_name="y_proba")
         y_proba, true_column, _ = _check_probabilities(
             y_true, y_proba, labels, "uq_c_index"
         )
-        gap = 1.0 - y_proba[np.arange(n_samples), true_column]
+        # In float64, as uq_c_index computes it: 1 - p in float32 would tie gaps
+        # that the metric tells apart.
+        gap = 1.0 - _true_class_proba(y_proba, true_column)
         self._confidence_groups = group_ties(confidence)
         self._gap_groups = group_ties(gap)
+        if sample_weight is not None:  # scale invariant: as uq_c_index, exactly
+            sample_weight = np.ldexp(sample_weight, -_scale_exponent(sample_weight))
         self._weight = sample_weight
         if sample_weight is None and _kendall_dis is not None:
             self._unit = _UnitConcordance(self._confidence_groups, self._gap_groups)
@@ -116,8 +122,14 @@ class _ConcordanceResampler:
         if self._n_threads == 1 or counts.shape[0] == 1:
             values = [self._value(count) for count in counts]
         else:
+            # Each task runs in a copy of this thread's context: numpy's errstate
+            # is a context variable, which the workers would not inherit.
             with ThreadPoolExecutor(min(self._n_threads, counts.shape[0])) as pool:
-                values = list(pool.map(self._value, counts))
+                futures = [
+                    pool.submit(contextvars.copy_context().run, self._value, count)
+                    for count in counts
+                ]
+                values = [future.result() for future in futures]
         return np.array(values, dtype=np.float64)
 
     def _value(self, count):

@@ -18,7 +18,11 @@ from ._core import (
 )
 from ._docstrings import fill_doc
 from ._params import validate_params
-from ._validation import _NAMED_LOSSES, _validate_risk_inputs
+from ._validation import (
+    _NAMED_LOSSES,
+    _check_frequency_total,
+    _validate_risk_inputs,
+)
 
 RISK_METRIC_CONSTRAINTS = {
     "y_true": ["array-like", None],
@@ -53,13 +57,15 @@ def _scaled_group_stats(
     labels,
     scale=True,
     with_values=False,
+    frequency_weights=False,
 ):
     """Validate the inputs and reduce them to per-tie-group statistics, with the
     losses scaled exactly by ``2**-exponent`` when their weighted sums could
     overflow or all of them are tiny (:func:`scale_losses`); every metric but the
     scale-free ones is then ``2**exponent`` times its value on the scaled losses.
     The groups keep their distinct confidences only ``with_values`` (the curves'
-    thresholds)."""
+    thresholds). ``frequency_weights``: the metric needs the total weight as a
+    sample size (the finite-sample AURC estimators and SELE)."""
     confidence, losses, sample_weight = _validate_risk_inputs(
         y_true,
         y_pred,
@@ -68,6 +74,8 @@ def _scaled_group_stats(
         sample_weight=sample_weight,
         labels=labels,
     )
+    if frequency_weights:
+        _check_frequency_total(sample_weight)
     exponent = 0
     # Unweighted 0/1 losses never need scaling.
     zero_one = isinstance(loss, str) and loss == "zero_one" and sample_weight is None

@@ -101,6 +101,21 @@ def _check_sample_weight(
     return sample_weight
 
 
+def _check_frequency_total(sample_weight):
+    """The finite-sample AURC estimators treat weights as frequencies: their total
+    is the sample size ``n``, which must be a float64."""
+    if sample_weight is None:
+        return
+    with np.errstate(over="ignore"):
+        total = float(np.sum(sample_weight))
+    if not np.isfinite(total):
+        raise ValueError(
+            "sample_weight sums to more than the largest float64 (about 1.8e308). "
+            "This estimator treats the weights as frequencies, so their total is "
+            "the sample size; divide all the weights by one common factor."
+        )
+
+
 # ------------------------------------------------------------------------------------
 # Labels
 # ------------------------------------------------------------------------------------
@@ -295,7 +310,7 @@ def _true_class_proba(y_proba, true_column):
         true_proba = y_proba[np.arange(n_samples), true_column]
     else:  # faster than 2-d fancy indexing
         flat_index = np.arange(0, n_samples * n_classes, n_classes)
-        flat_index += true_column
+        flat_index += true_column.astype(np.intp, copy=False)
         true_proba = y_proba.reshape(-1).take(flat_index)
     return true_proba.astype(np.float64, copy=False)
 
