@@ -582,9 +582,9 @@ def test_large_samples_give_every_worker_a_resample(metric, monkeypatch):
 
 
 def test_uq_c_index_threads_keep_the_error_state(monkeypatch):
-    """numpy's errstate is a context variable: the worker threads must run in
-    the caller's context (which silences the resamples' FP warnings), else a
-    threaded bootstrap warns where a serial one does not."""
+    """numpy's error state is per thread (numpy < 2) or per context (numpy 2):
+    the worker threads must take the caller's (which silences the resamples' FP
+    warnings), else a threaded bootstrap warns where a serial one does not."""
     evaluate = _resampling._ConcordanceResampler._value
 
     def dividing_by_zero(self, count):

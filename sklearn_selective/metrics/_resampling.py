@@ -8,7 +8,6 @@ sample repeated by its count). Both paths see the same resamples, so they give t
 same bootstrap distribution, to rounding.
 """
 
-import contextvars
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -122,14 +121,16 @@ class _ConcordanceResampler:
         if self._n_threads == 1 or counts.shape[0] == 1:
             values = [self._value(count) for count in counts]
         else:
-            # Each task runs in a copy of this thread's context: numpy's errstate
-            # is a context variable, which the workers would not inherit.
+            # The workers take this thread's numpy error state: it is per thread
+            # (numpy < 2) or per context (numpy 2), and neither is inherited.
+            error_state = np.geterr()
+
+            def value(count):
+                with np.errstate(**error_state):
+                    return self._value(count)
+
             with ThreadPoolExecutor(min(self._n_threads, counts.shape[0])) as pool:
-                futures = [
-                    pool.submit(contextvars.copy_context().run, self._value, count)
-                    for count in counts
-                ]
-                values = [future.result() for future in futures]
+                values = list(pool.map(value, counts))
         return np.array(values, dtype=np.float64)
 
     def _value(self, count):
