@@ -30,6 +30,7 @@ from ._risk_coverage import (
     RISK_METRIC_CONSTRAINTS,
     _scaled_group_stats,
 )
+from ._validation import _is_zero_one
 
 
 @validate_params(
@@ -246,8 +247,8 @@ def _excess(
         y_true, y_pred, confidence, loss, sample_weight, labels, frequency_weights=True
     )
     # The 0/1 losses stay 0/1 unless huge weights had them scaled.
-    zero_one = isinstance(loss, str) and loss == "zero_one" and exponent == 0
-    oracle = oracle_stats(losses, sample_weight, binary=zero_one)
+    binary = _is_zero_one(loss) and exponent == 0
+    oracle = oracle_stats(losses, sample_weight, binary=binary)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
     value = aurc_from_stats(stats, estimator)
     oracle_value = aurc_from_stats(oracle, estimator)

@@ -15,6 +15,7 @@ from ._validation import (
     _check_confidence,
     _check_probabilities,
     _check_sample_weight,
+    _is_zero_one,
     _true_class_proba,
     _validate_risk_inputs,
 )
@@ -100,7 +101,7 @@ default="zero_one"
         sample_weight=sample_weight,
         labels=labels,
     )
-    if not (isinstance(loss, str) and loss == "zero_one"):  # binary by construction
+    if not _is_zero_one(loss):
         _check_binary_failures(failures)
     groups = group_ties(confidence, with_values=False)
     stats = GroupStats.from_samples(groups, failures, sample_weight)

@@ -21,6 +21,7 @@ from ._params import validate_params
 from ._validation import (
     _NAMED_LOSSES,
     _check_frequency_total,
+    _is_zero_one,
     _validate_risk_inputs,
 )
 
@@ -78,8 +79,7 @@ def _scaled_group_stats(
         _check_frequency_total(sample_weight)
     exponent = 0
     # Unweighted 0/1 losses never need scaling.
-    zero_one = isinstance(loss, str) and loss == "zero_one" and sample_weight is None
-    if scale and not zero_one:
+    if scale and not (_is_zero_one(loss) and sample_weight is None):
         losses, exponent = scale_losses(losses, sample_weight)
     groups = group_ties(confidence, with_values=with_values)
     stats = GroupStats.from_samples(groups, losses, sample_weight)

@@ -351,6 +351,12 @@ _NAMED_LOSSES = {
 }
 
 
+def _is_zero_one(loss):
+    """Whether ``loss`` names the 0/1 loss, whose values are 0 or 1 by construction
+    (``loss`` may be an array, which ``==`` would compare element-wise)."""
+    return isinstance(loss, str) and loss == "zero_one"
+
+
 def _resolve_loss(y_true, y_pred, loss, n_samples, labels=None):
     """Per-sample losses (float64, finite, non-negative) for any accepted ``loss``."""
     if isinstance(loss, str):
