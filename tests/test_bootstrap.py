@@ -533,24 +533,28 @@ def test_counts_above_255_widen_the_dtype(monkeypatch, draw_chunk):
     assert not counts[:, 1:].any()
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-def test_uq_c_index_threads_do_not_change_the_result(weighted):
-    """uq_c_index evaluates a block's resamples in n_jobs threads."""
-    y_true, _, confidence, proba = _data(n=300, seed=15)
-    w = np.random.default_rng(1).random(300) if weighted else None
-    run = partial(
-        bootstrap_metric,
+def _c_index_distribution(n, seed, n_resamples, **kwargs):
+    """The bootstrap distribution of uq_c_index on ``_data(n, seed)``."""
+    y_true, _, confidence, proba = _data(n=n, seed=seed)
+    return bootstrap_metric(
         "uq_c_index",
         y_true,
         proba,
         confidence,
-        sample_weight=w,
-        n_resamples=30,
+        n_resamples=n_resamples,
         random_state=0,
-    )
-    serial = run(n_jobs=None).bootstrap_distribution
-    assert_array_equal(run(n_jobs=3).bootstrap_distribution, serial)
-    assert_array_equal(run(n_jobs=-1).bootstrap_distribution, serial)
+        **kwargs,
+    ).bootstrap_distribution
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uq_c_index_threads_do_not_change_the_result(weighted):
+    """uq_c_index evaluates a block's resamples in n_jobs threads."""
+    w = np.random.default_rng(1).random(300) if weighted else None
+    run = partial(_c_index_distribution, 300, 15, 30, sample_weight=w)
+    serial = run(n_jobs=None)
+    assert_array_equal(run(n_jobs=3), serial)
+    assert_array_equal(run(n_jobs=-1), serial)
     assert np.unique(serial).shape[0] > 10  # the resamples differ
 
 
@@ -623,19 +627,9 @@ def test_uq_c_index_resamples_keep_float32_gaps_apart():
 
 
 def test_uq_c_index_bootstrap_is_scale_invariant_in_huge_weights():
-    y_true, _, confidence, proba = _data(n=60, seed=18)
     w = np.random.default_rng(3).random(60)
-    run = partial(
-        bootstrap_metric,
-        "uq_c_index",
-        y_true,
-        proba,
-        confidence,
-        n_resamples=20,
-        random_state=0,
-    )
-    base = run(sample_weight=w).bootstrap_distribution
-    huge = run(sample_weight=w * 2.0**700).bootstrap_distribution
+    base = _c_index_distribution(60, 18, 20, sample_weight=w)
+    huge = _c_index_distribution(60, 18, 20, sample_weight=w * 2.0**700)
     assert not np.isnan(huge).any()
     assert_allclose(huge, base, rtol=1e-12)
 
