@@ -27,7 +27,7 @@ from ._accuracy_functions import (  # noqa: F401 (array-level API of the monitor
     average_confidence_accuracy,
     doc_accuracy,
 )
-from .metrics._docstrings import fill_doc
+from ._utils._docstrings import fill_doc
 
 
 @fill_doc

@@ -7,6 +7,7 @@ collect its held-out source scores exactly as
 :class:`~sklearn_selective.SelectiveClassifier` does, estimate on targets.
 """
 
+from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -17,10 +18,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from ._accuracy_functions import _doc_estimate, _fit_doc_regression
-from ._held_out import HeldOutScoresMixin
+from ._utils._docstrings import fill_doc
+from ._utils._held_out import HeldOutScoresMixin
+from ._utils._validation import _check_sample_weight
 from .confidence import predict_with_confidence
-from .metrics._docstrings import fill_doc
-from .metrics._validation import _check_sample_weight
 
 _REGRESSION_ATTRIBUTES = (
     "regression_coef_",
@@ -82,7 +83,11 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         routed = self._fit_params(sample_weight, fit_params)
         csf, csf_params = self._csf()
         held_out = self._fit_held_out(
-            X, y, routed, csf, csf_params, estimator=self._base_estimator()
+            X,
+            y,
+            routed,
+            partial(predict_with_confidence, csf=csf, csf_params=csf_params),
+            estimator=self._base_estimator(),
         )
         self.estimator_ = held_out.estimator
         self.classes_ = self.estimator_.classes_

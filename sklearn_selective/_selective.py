@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -37,11 +38,11 @@ from ._decisions import (
     labels_or_reject,
     msp_decision,
 )
-from ._held_out import HeldOutScoresMixin
 from ._policy_params import PolicyParamsMixin
+from ._utils._held_out import HeldOutScoresMixin
+from ._utils._validation import _check_sample_weight
 from .confidence import predict_with_confidence
 from .metrics import get_scorer, get_scorer_names
-from .metrics._validation import _check_sample_weight
 
 
 def _check_fit_sample_weight(sample_weight, y):
@@ -457,10 +458,14 @@ class SelectiveClassifier(
             X,
             y,
             routed,
-            self.csf,
-            self.csf_params or {},
+            _predict_proba_and_msp
+            if policy == "cost_rule"
+            else partial(
+                predict_with_confidence,
+                csf=self.csf,
+                csf_params=self.csf_params or {},
+            ),
             before_fit=check_guarantee,
-            predict=_predict_proba_and_msp if policy == "cost_rule" else None,
         )
         self.estimator_ = held_out.estimator
         self.classes_ = self.estimator_.classes_

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import Interval
 
+from sklearn_selective._utils._param_validation import _quick_interval
 from sklearn_selective.metrics._core import unit_weights
-from sklearn_selective.metrics._params import _quick_interval
 
 
 @pytest.mark.parametrize(

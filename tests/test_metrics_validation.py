@@ -315,7 +315,7 @@ def test_low_precision_probabilities_are_accepted_everywhere(dtype, n_classes):
 
 
 def test_probability_tolerance_formula():
-    from sklearn_selective.confidence._blockwise import probability_tolerance
+    from sklearn_selective._utils._blockwise import probability_tolerance
 
     assert probability_tolerance(np.float64, 3) == pytest.approx(3e-4)
     assert probability_tolerance(np.int64, 2) == pytest.approx(2e-4)
@@ -368,7 +368,7 @@ def test_uq_c_index_with_one_dimensional_y_proba_names_y_proba():
 
 
 def test_sample_weight_messages_name_the_argument_given():
-    from sklearn_selective.metrics._validation import _check_sample_weight
+    from sklearn_selective._utils._validation import _check_sample_weight
 
     with pytest.raises(ValueError, match="target_sample_weight has 2 entries but"):
         _check_sample_weight(

@@ -9,7 +9,7 @@ confident (uncertainty measures are negated).
 import numpy as np
 from sklearn.utils._param_validation import validate_params
 
-from ._blockwise import (
+from .._utils._blockwise import (
     _as_float_array,
     apply_blockwise,
     check_probability_block,

@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, validate_params
 
-from ._blockwise import (
+from .._utils._blockwise import (
     _as_float_array,
     apply_blockwise,
     check_finite_block,

@@ -7,8 +7,8 @@ from scipy.special import softmax
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
-from ..confidence._blockwise import check_probabilities
-from ..metrics._validation import _check_array
+from .._utils._blockwise import check_probabilities
+from .._utils._validation import _check_array
 
 
 @validate_params(

@@ -10,6 +10,7 @@ from numbers import Real
 import numpy as np
 from scipy.special import xlogy
 
+from .._utils._validation import _check_binary_failures, _validate_risk_inputs
 from ._balanced import balanced_losses, balanced_selective_risk
 from ._core import (
     GroupStats,
@@ -25,7 +26,6 @@ from ._partial import (
     step_start,
     trapezoid_aurc_from_stats,
 )
-from ._validation import _check_binary_failures, _validate_risk_inputs
 
 AURC_OPTION_ESTIMATORS = {"trapezoid"}
 ORACLES = {"empirical", "asymptotic"}

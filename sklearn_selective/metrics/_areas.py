@@ -5,6 +5,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from .._utils._docstrings import fill_doc
+from .._utils._param_validation import validate_params
+from .._utils._validation import _is_zero_one
 from ._area_options import (
     AURC_OPTION_ESTIMATORS,
     augrc_with_options,
@@ -20,8 +23,6 @@ from ._core import (
     sele_from_stats,
     times_power_of_two,
 )
-from ._docstrings import fill_doc
-from ._params import validate_params
 from ._risk_coverage import (
     _AREA_OPTION_CONSTRAINTS,
     _AUGRC_OPTION_CONSTRAINTS,
@@ -30,7 +31,6 @@ from ._risk_coverage import (
     RISK_METRIC_CONSTRAINTS,
     _scaled_group_stats,
 )
-from ._validation import _is_zero_one
 
 
 @validate_params(

@@ -10,15 +10,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._docstrings import fill_doc
-from ._draws import (
+from .._utils._docstrings import fill_doc
+from .._utils._draws import (
     _bootstrap_counts,
     _bootstrap_indices,
     _check_generator,
     _counts,
     _jackknife_counts,
 )
-from ._intervals import _METHODS, _interval, _warn_undefined
+from .._utils._intervals import _METHODS, _interval, _warn_undefined
 from ._resampling import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,

@@ -5,8 +5,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._params import validate_params
-from ._validation import (
+from .._utils._param_validation import validate_params
+from .._utils._validation import (
     _as_labels,
     _check_array,
     _check_probabilities,

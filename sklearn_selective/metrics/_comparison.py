@@ -10,8 +10,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._docstrings import fill_doc
-from ._draws import _check_generator
+from .._utils._docstrings import fill_doc
+from .._utils._draws import _check_generator
+from .._utils._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
 from ._paired import (
     _check_entries,
     _comparison_kwargs,
@@ -27,7 +28,6 @@ from ._resampling import (
     _check_resampling_inputs,
 )
 from ._results import ConfidenceComparisonResult, SystemComparisonResult
-from ._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
 
 
 @validate_params(

@@ -9,6 +9,8 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._utils._param_validation import validate_params
+from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
 from ._areas import (
     augrc,
     aurc,
@@ -17,9 +19,7 @@ from ._areas import (
     sele,
 )
 from ._bootstrap import bootstrap_metric
-from ._params import validate_params
 from ._ranking import uq_auc, uq_c_index
-from ._validation import _as_labels, _check_confidence, _check_sample_weight
 from ._working_points import (
     coverage_at_risk,
     selective_risk_at_coverage,

@@ -14,9 +14,9 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
+from .._utils._draws import _bootstrap_counts
+from .._utils._intervals import _interval, _warn_undefined
 from ._area_options import uses_area_options
-from ._draws import _bootstrap_counts
-from ._intervals import _interval, _warn_undefined
 from ._resampling import (
     _FAST_PATHS,
     _GREATER_IS_BETTER,

@@ -6,10 +6,9 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import StrOptions
 
-from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
-from ._docstrings import fill_doc
-from ._params import validate_params
-from ._validation import (
+from .._utils._docstrings import fill_doc
+from .._utils._param_validation import validate_params
+from .._utils._validation import (
     _as_labels,
     _check_binary_failures,
     _check_confidence,
@@ -19,6 +18,7 @@ from ._validation import (
     _true_class_proba,
     _validate_risk_inputs,
 )
+from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
 
 try:  # the compiled discordant-pair count behind scipy.stats.kendalltau
     from scipy.stats._stats import _kendall_dis

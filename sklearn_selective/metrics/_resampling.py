@@ -16,6 +16,13 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
+from .._utils._draws import _indices
+from .._utils._validation import (
+    _check_confidence,
+    _check_probabilities,
+    _check_sample_weight,
+    _true_class_proba,
+)
 from ._area_options import uses_area_options
 from ._areas import (
     augrc,
@@ -28,7 +35,6 @@ from ._core import (
     _scale_exponent,
     group_ties,
 )
-from ._draws import _indices
 from ._ranking import (
     _kendall_dis,
     _squared_group_weight,
@@ -38,12 +44,6 @@ from ._ranking import (
     uq_c_index,
 )
 from ._risk_resampler import _risk_path
-from ._validation import (
-    _check_confidence,
-    _check_probabilities,
-    _check_sample_weight,
-    _true_class_proba,
-)
 from ._working_points import (
     coverage_at_risk,
     selective_risk_at_coverage,

@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._intervals import ConfidenceInterval
+from .._utils._intervals import ConfidenceInterval
 
 
 def _import_pandas(owner):

@@ -4,6 +4,14 @@ metric shares (the areas in ``_areas``, the working points in ``_working_points`
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
+from .._utils._docstrings import fill_doc
+from .._utils._param_validation import validate_params
+from .._utils._validation import (
+    _NAMED_LOSSES,
+    _check_frequency_total,
+    _is_zero_one,
+    _validate_risk_inputs,
+)
 from ._alpha import ALPHA_ESTIMATORS
 from ._area_options import (
     AURC_OPTION_ESTIMATORS,
@@ -15,14 +23,6 @@ from ._core import (
     group_ties,
     rescaled_stats,
     scale_losses,
-)
-from ._docstrings import fill_doc
-from ._params import validate_params
-from ._validation import (
-    _NAMED_LOSSES,
-    _check_frequency_total,
-    _is_zero_one,
-    _validate_risk_inputs,
 )
 
 RISK_METRIC_CONSTRAINTS = {

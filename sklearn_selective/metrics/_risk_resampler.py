@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 
+from .._utils._validation import _validate_risk_inputs
 from ._core import (
     GroupStats,
     augrc_from_stats,
@@ -28,7 +29,6 @@ from ._integer_counts import (
     integer_values,
     uq_auc_from_sums,
 )
-from ._validation import _validate_risk_inputs
 
 # The fast path evaluates at most this many (resample, sample) entries at once, in
 # chunks of at most _EVAL_CHUNK sorted samples: the temporaries stay in cache.

@@ -10,11 +10,11 @@ import numpy as np
 from scipy.special import digamma
 from sklearn.utils._param_validation import StrOptions
 
+from .._utils._docstrings import fill_doc
+from .._utils._param_validation import validate_params
+from .._utils._validation import _check_confidence, _check_sample_weight
 from ._alpha import ALPHA_ESTIMATORS
 from ._core import GroupStats, group_ties
-from ._docstrings import fill_doc
-from ._params import validate_params
-from ._validation import _check_confidence, _check_sample_weight
 
 
 def _sele_alpha(below, upto, n):

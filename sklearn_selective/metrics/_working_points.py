@@ -5,13 +5,13 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval
 
+from .._utils._docstrings import fill_doc
+from .._utils._param_validation import validate_params
 from ._core import (
     coverage_at_risk_from_stats,
     selective_risk_at_coverage_from_stats,
     times_power_of_two,
 )
-from ._docstrings import fill_doc
-from ._params import validate_params
 from ._risk_coverage import (
     RISK_METRIC_CONSTRAINTS,
     _scaled_group_stats,

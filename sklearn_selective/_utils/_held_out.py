@@ -26,8 +26,6 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _check_method_params, check_is_fitted
 
-from .confidence import predict_with_confidence
-
 
 def _fit_and_predict(estimator, X, y, train, test, fit_params, predict):
     """Fit on ``train``; ``predict(estimator, X_test)`` on ``test`` (one inference)."""
@@ -78,11 +76,9 @@ class HeldOutScoresMixin:
         X,
         y,
         routed,
-        csf,
-        csf_params,
+        predict,
         before_fit=None,
         estimator=None,
-        predict=None,
     ):
         """The deployed model and held-out predictions and confidences.
 
@@ -91,17 +87,14 @@ class HeldOutScoresMixin:
         and ``confidence``. ``before_fit(n_splits)`` may veto the split before
         anything is fitted (``n_splits`` is 0 for a ``FrozenEstimator``).
         ``estimator`` replaces ``self.estimator`` (e.g. a calibrated wrapper).
-        ``predict(estimator, X)`` replaces the inference; it returns a tuple of
-        per-sample arrays starting with ``y_pred, confidence`` (all kept, pooled
-        over the folds, in ``outputs``). ``fold_sizes`` counts each fold's samples.
+        ``predict(estimator, X)`` is the inference (e.g. a partial of
+        :func:`~sklearn_selective.confidence.predict_with_confidence`); it returns a
+        tuple of per-sample arrays starting with ``y_pred, confidence`` (all kept,
+        pooled over the folds, in ``outputs``). ``fold_sizes`` counts each fold's
+        samples.
         """
         if estimator is None:
             estimator = self.estimator
-        if predict is None:
-
-            def predict(fitted, X_test):
-                return predict_with_confidence(fitted, X_test, csf, csf_params)
-
         if isinstance(estimator, FrozenEstimator):
             if before_fit is not None:
                 before_fit(0)
