@@ -15,8 +15,8 @@ from ._accuracy import (
 )
 from ._monitor import PerformanceMonitor
 from ._monitor_result import MonitoringResult
-from ._plot import RiskCoverageDisplay
 from ._selective import SelectiveClassifier
+from .metrics._plot._display import RiskCoverageDisplay
 
 __version__ = "0.1.0.dev0"
 

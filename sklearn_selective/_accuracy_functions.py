@@ -17,7 +17,7 @@ from ._utils._validation import _as_labels, _check_array, _check_sample_weight
 from .confidence import get_confidence_function
 from .confidence._functions import model_output_of
 from .metrics._bootstrap import _bootstrap_indices, _check_generator, _counts
-from .metrics._core import group_ties
+from .metrics._core._group_stats import group_ties
 
 # ----------------------------------------------------------------------------
 # The ATC rule on score arrays (batched over weight vectors)

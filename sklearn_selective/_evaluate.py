@@ -403,7 +403,7 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ._plot import RiskCoverageDisplay
+    from .metrics._plot._display import RiskCoverageDisplay
 
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, kind in zip(axes, ("selective", "generalized"), strict=True):

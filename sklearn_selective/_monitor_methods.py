@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
-from .metrics._core import group_ties
+from .metrics._core._group_stats import group_ties
 
 
 class ModelOutputs(NamedTuple):

@@ -17,12 +17,9 @@ from test_public_functions import (
     test_function_param_validation as check_param_validation,
 )
 
+from sklearn_selective._utils import _draws
 from sklearn_selective.metrics import (
     _bootstrap,
-    _draws,
-    _integer_counts,
-    _resampling,
-    _risk_resampler,
     augrc,
     aurc,
     bootstrap_metric,
@@ -34,6 +31,9 @@ from sklearn_selective.metrics import (
     uq_auc,
     uq_c_index,
 )
+from sklearn_selective.metrics._core import _integer_counts
+from sklearn_selective.metrics._resampling import _resamples as _resampling
+from sklearn_selective.metrics._resampling import _risk_resampler
 
 METRICS = {
     "aurc": aurc,

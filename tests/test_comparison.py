@@ -28,7 +28,7 @@ from sklearn_selective.metrics import (
     uq_auc,
     uq_c_index,
 )
-from sklearn_selective.metrics._paired import _holm
+from sklearn_selective.metrics._resampling._paired import _holm
 
 
 def _data(n=60, seed=0, n_classes=3, ties=True):

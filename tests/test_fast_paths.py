@@ -10,7 +10,7 @@ import pytest
 from sklearn.utils._param_validation import Interval
 
 from sklearn_selective._utils._param_validation import _quick_interval
-from sklearn_selective.metrics._core import unit_weights
+from sklearn_selective.metrics._core._group_stats import unit_weights
 
 
 @pytest.mark.parametrize(

@@ -428,8 +428,8 @@ _BATCHED = {
 
 @pytest.mark.parametrize("name", sorted(_BATCHED))
 def test_partial_functions_are_batched_over_count_vectors(name):
-    from sklearn_selective.metrics import _partial
-    from sklearn_selective.metrics._core import GroupStats, group_ties
+    from sklearn_selective.metrics._core import _partial
+    from sklearn_selective.metrics._core._group_stats import GroupStats, group_ties
 
     functions = {
         "aurc": _partial.partial_aurc_from_stats,

@@ -515,7 +515,7 @@ def test_e_aurc_is_exactly_zero_for_every_oracle_optimal_ranking(seed, estimator
 
 @pytest.mark.parametrize("seed", range(10))
 def test_binary_oracle_shortcut_matches_the_sorted_oracle(seed):
-    from sklearn_selective.metrics._core import (
+    from sklearn_selective.metrics._core._group_stats import (
         GroupStats,
         aurc_from_stats,
         group_ties,
@@ -545,7 +545,10 @@ def test_binary_oracle_shortcut_matches_the_sorted_oracle(seed):
 def test_harmonic_table_keeps_full_relative_precision():
     """Differences of harmonic numbers from the exact fixed-point table, against a
     correctly rounded sum (math.fsum), including gaps of one at the table's end."""
-    from sklearn_selective.metrics._alpha import _TABLE_SIZE, _tabulated_difference
+    from sklearn_selective.metrics._core._alpha import (
+        _TABLE_SIZE,
+        _tabulated_difference,
+    )
 
     rng = np.random.default_rng(0)
     x = np.concatenate([rng.integers(1, _TABLE_SIZE + 1, 200), [_TABLE_SIZE] * 3])
@@ -572,7 +575,8 @@ def test_harmonic_table_keeps_full_relative_precision():
 def test_one_group_aurc_equals_the_array_path(weights, loss, group):
     """The scalar AURC of one group with loss (the oracle of 0/1 losses) makes the
     operations of the array path: the values are identical, bit for bit."""
-    from sklearn_selective.metrics import _alpha, _core
+    from sklearn_selective.metrics._core import _alpha
+    from sklearn_selective.metrics._core import _group_stats as _core
 
     group = min(group, len(weights) - 1)
     losses = [0.0] * len(weights)
@@ -602,7 +606,7 @@ def test_one_group_aurc_equals_the_array_path(weights, loss, group):
 def test_log_estimator_weights_near_full_coverage_are_precise(n, below, upto):
     # The mean of -ln(1 - r / (n + 1)) over a group's positions: 1 - r / (n + 1)
     # cancels near r = n, where computing it exactly matters (it cost 1e-12).
-    from sklearn_selective.metrics._alpha import _log_alpha
+    from sklearn_selective.metrics._core._alpha import _log_alpha
 
     positions = range(n + 1 - upto, n + 1 - below)
     expected = math.log(n + 1) - math.fsum(map(math.log, positions)) / (upto - below)
@@ -616,7 +620,7 @@ def test_log_estimator_weights_near_full_coverage_are_precise(n, below, upto):
 @pytest.mark.parametrize("weights", [None, "constant", "random"])
 def test_aurc_summed_in_pieces_is_the_same(monkeypatch, estimator, weights):
     # Above 2**20 groups the AURC sum is taken a piece at a time (bounded memory).
-    from sklearn_selective.metrics import _core
+    from sklearn_selective.metrics._core import _group_stats as _core
 
     rng = np.random.default_rng(3)
     n = 300

@@ -8,13 +8,13 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
 from .._utils._validation import _is_zero_one
-from ._area_options import (
+from ._core._area_options import (
     AURC_OPTION_ESTIMATORS,
     augrc_with_options,
     aurc_with_options,
     e_aurc_with_options,
 )
-from ._core import (
+from ._core._group_stats import (
     augrc_from_stats,
     aurc_from_stats,
     is_oracle_order,

@@ -19,15 +19,15 @@ from .._utils._draws import (
     _jackknife_counts,
 )
 from .._utils._intervals import _METHODS, _interval, _warn_undefined
-from ._resampling import (
+from ._resampling._resamples import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,
     _check_resampling_inputs,
     _resample_evaluator,
     _resolve_metric,
 )
+from ._resampling._risk_resampler import _FastMetric
 from ._results import BootstrapResult
-from ._risk_resampler import _FastMetric
 
 # Re-exported for the ATC estimators, which draw their resamples the same way.
 __all__ = ["_bootstrap_indices", "_check_generator", "_counts", "bootstrap_metric"]

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._utils._docstrings import fill_doc
 from .._utils._draws import _check_generator
 from .._utils._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
-from ._paired import (
+from ._resampling._paired import (
     _check_entries,
     _comparison_kwargs,
     _comparison_metric,
@@ -21,7 +21,7 @@ from ._paired import (
     _paired_comparison,
     _paired_distribution,
 )
-from ._resampling import (
+from ._resampling._resamples import (
     _GREATER_IS_BETTER,
     _RESAMPLING_CONSTRAINTS,
     _as_samples,

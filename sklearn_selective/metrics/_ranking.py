@@ -18,7 +18,12 @@ from .._utils._validation import (
     _true_class_proba,
     _validate_risk_inputs,
 )
-from ._core import GroupStats, _scale_exponent, failure_auc_from_stats, group_ties
+from ._core._group_stats import (
+    GroupStats,
+    _scale_exponent,
+    failure_auc_from_stats,
+    group_ties,
+)
 
 try:  # the compiled discordant-pair count behind scipy.stats.kendalltau
     from scipy.stats._stats import _kendall_dis

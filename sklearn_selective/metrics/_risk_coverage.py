@@ -12,12 +12,12 @@ from .._utils._validation import (
     _is_zero_one,
     _validate_risk_inputs,
 )
-from ._alpha import ALPHA_ESTIMATORS
-from ._area_options import (
+from ._core._alpha import ALPHA_ESTIMATORS
+from ._core._area_options import (
     AURC_OPTION_ESTIMATORS,
     ORACLES,
 )
-from ._core import (
+from ._core._group_stats import (
     GroupStats,
     descending_curve,
     group_ties,

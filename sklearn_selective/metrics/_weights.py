@@ -13,8 +13,8 @@ from sklearn.utils._param_validation import StrOptions
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
 from .._utils._validation import _check_confidence, _check_sample_weight
-from ._alpha import ALPHA_ESTIMATORS
-from ._core import GroupStats, group_ties
+from ._core._alpha import ALPHA_ESTIMATORS
+from ._core._group_stats import GroupStats, group_ties
 
 
 def _sele_alpha(below, upto, n):

@@ -5,9 +5,9 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support
 from sklearn.utils._plotting import _validate_style_kwargs
 
-from ._plot_data import KINDS, check_kind, curve_data, display_data, selective_line
-from ._utils._validation import _validate_risk_inputs
-from .confidence import predict_with_confidence
+from ..._utils._validation import _validate_risk_inputs
+from ...confidence import predict_with_confidence
+from ._data import KINDS, check_kind, curve_data, display_data, selective_line
 
 
 def _as_list(value):

@@ -16,26 +16,26 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array, column_or_1d
 
-from .._utils._draws import _indices
-from .._utils._validation import (
+from ..._utils._draws import _indices
+from ..._utils._validation import (
     _check_confidence,
     _check_probabilities,
     _check_sample_weight,
     _true_class_proba,
 )
-from ._area_options import uses_area_options
-from ._areas import (
+from .._areas import (
     augrc,
     aurc,
     e_aurc,
     naurc,
     sele,
 )
-from ._core import (
+from .._core._area_options import uses_area_options
+from .._core._group_stats import (
     _scale_exponent,
     group_ties,
 )
-from ._ranking import (
+from .._ranking import (
     _kendall_dis,
     _squared_group_weight,
     _UnitConcordance,
@@ -43,11 +43,11 @@ from ._ranking import (
     uq_auc,
     uq_c_index,
 )
-from ._risk_resampler import _risk_path
-from ._working_points import (
+from .._working_points import (
     coverage_at_risk,
     selective_risk_at_coverage,
 )
+from ._risk_resampler import _risk_path
 
 # Whether a larger value of each package metric is better.
 _GREATER_IS_BETTER = {

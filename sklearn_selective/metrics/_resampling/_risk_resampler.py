@@ -13,8 +13,8 @@ from functools import partial
 
 import numpy as np
 
-from .._utils._validation import _validate_risk_inputs
-from ._core import (
+from ..._utils._validation import _validate_risk_inputs
+from .._core._group_stats import (
     GroupStats,
     augrc_from_stats,
     aurc_from_stats,
@@ -24,7 +24,7 @@ from ._core import (
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
-from ._integer_counts import (
+from .._core._integer_counts import (
     _row_dot,
     integer_values,
     uq_auc_from_sums,

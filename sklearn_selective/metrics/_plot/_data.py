@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .metrics import (
+from .. import (
     augrc,
     aurc,
     generalized_risk_coverage_curve,

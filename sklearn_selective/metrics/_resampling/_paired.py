@@ -14,10 +14,10 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
-from .._utils._draws import _bootstrap_counts
-from .._utils._intervals import _interval, _warn_undefined
-from ._area_options import uses_area_options
-from ._resampling import (
+from ..._utils._draws import _bootstrap_counts
+from ..._utils._intervals import _interval, _warn_undefined
+from .._core._area_options import uses_area_options
+from ._resamples import (
     _FAST_PATHS,
     _GREATER_IS_BETTER,
     _METRICS,

@@ -10,9 +10,9 @@ from numbers import Real
 import numpy as np
 from scipy.special import xlogy
 
-from .._utils._validation import _check_binary_failures, _validate_risk_inputs
+from ..._utils._validation import _check_binary_failures, _validate_risk_inputs
 from ._balanced import balanced_losses, balanced_selective_risk
-from ._core import (
+from ._group_stats import (
     GroupStats,
     augrc_from_stats,
     aurc_from_stats,

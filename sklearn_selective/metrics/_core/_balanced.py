@@ -13,7 +13,7 @@ With ``K`` classes of total weights ``W_k`` (samples of positive weight only):
 import numpy as np
 from sklearn.utils import column_or_1d
 
-from ._core import group_ties
+from ._group_stats import group_ties
 
 
 def _class_index(y_true, n_samples):
