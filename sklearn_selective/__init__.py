@@ -15,7 +15,7 @@ from ._accuracy import (
 )
 from ._monitor import PerformanceMonitor
 from ._monitor_result import MonitoringResult
-from ._selective import SelectiveClassifier
+from ._selective._classifier import SelectiveClassifier
 from .metrics._plot._display import RiskCoverageDisplay
 
 __version__ = "0.1.0.dev0"

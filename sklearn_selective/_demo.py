@@ -16,7 +16,7 @@ from ._evaluate import (
     save_risk_coverage_plot,
 )
 from ._report import format_table, metric_rows, parse_metrics
-from ._selective import SelectiveClassifier
+from ._selective._classifier import SelectiveClassifier
 from .confidence import predict_with_confidence
 
 _DEMO_METRICS = "aurc,aurc_log,e_aurc,augrc,uq_auc,uq_c_index,risk@0.8,coverage@0.01"

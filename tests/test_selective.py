@@ -732,7 +732,7 @@ def test_cost_rule_offers_no_inner_decision_function_and_works_with_scorers(data
 # ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("n_classes", [1, 2, 5, 17])
 def test_msp_decision_is_argmax_and_max_with_ties(n_classes):
-    from sklearn_selective._decisions import msp_decision
+    from sklearn_selective._selective._decisions import msp_decision
 
     rng = np.random.default_rng(n_classes)
     # Quarters: many exact ties between classes; 20,000 rows span several blocks.
@@ -749,7 +749,7 @@ def test_msp_decision_is_argmax_and_max_with_ties(n_classes):
     "row", [[np.nan, 0.5, 0.5], [0.2, 0.2, 0.2], [1.5, 0.0, 0.0], [np.inf, 0, 0]]
 )
 def test_msp_decision_refuses_rows_that_are_not_probabilities(row):
-    from sklearn_selective._decisions import msp_decision
+    from sklearn_selective._selective._decisions import msp_decision
 
     proba = np.array([[0.2, 0.3, 0.5], row])
     with pytest.raises(ValueError, match="predict_proba returned rows"):

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from sklearn_selective._thresholds import (
+from sklearn_selective._selective._thresholds import (
     _ValidationCurve,
     clopper_pearson_upper,
     fit_guaranteed_risk,
@@ -171,12 +171,12 @@ def test_sgr_refuses_too_few_samples():
 # ------------------------------------------------------------------------------------
 # Per-class thresholds: brute force over every candidate threshold of each class
 # ------------------------------------------------------------------------------------
-from sklearn_selective import _thresholds  # noqa: E402
-from sklearn_selective._cost import (  # noqa: E402
+from sklearn_selective._selective import _thresholds  # noqa: E402
+from sklearn_selective._selective._cost import (  # noqa: E402
     cost_decision,
     fit_cost_margin,
 )
-from sklearn_selective._thresholds import fit_per_class  # noqa: E402
+from sklearn_selective._selective._thresholds import fit_per_class  # noqa: E402
 
 
 @st.composite

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import beta
 
-from .metrics._core._group_stats import GroupStats, descending_curve, group_ties
+from ..metrics._core._group_stats import GroupStats, descending_curve, group_ties
 
 # Coverage and risk are ratios of float sums: compare with a relative tolerance so
 # that e.g. 9 of 10 samples meets a target coverage of 0.9.

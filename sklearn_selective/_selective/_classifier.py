@@ -29,6 +29,10 @@ from sklearn.utils.validation import (
     indexable,
 )
 
+from .._utils._held_out import HeldOutScoresMixin
+from .._utils._validation import _check_sample_weight
+from ..confidence import predict_with_confidence
+from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
 from ._cost import CALIBRATORS, check_costs, cost_decision, fit_cost_rule
 from ._decisions import (
@@ -39,10 +43,6 @@ from ._decisions import (
     msp_decision,
 )
 from ._policy_params import PolicyParamsMixin
-from ._utils._held_out import HeldOutScoresMixin
-from ._utils._validation import _check_sample_weight
-from .confidence import predict_with_confidence
-from .metrics import get_scorer, get_scorer_names
 
 
 def _check_fit_sample_weight(sample_weight, y):

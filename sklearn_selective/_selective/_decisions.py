@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._utils._blockwise import probability_tolerance
+from .._utils._blockwise import probability_tolerance
 
 _STRING_KINDS = "US"
 

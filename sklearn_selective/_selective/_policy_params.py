@@ -7,7 +7,7 @@ as given), with messages that name the parameters the user set.
 
 import numpy as np
 
-from .confidence._model_output import check_csf_supported
+from ..confidence._model_output import check_csf_supported
 
 DEFAULT_TARGET_COVERAGE = 0.9
 
