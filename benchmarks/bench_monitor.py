@@ -37,7 +37,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
-from sklearn_selective._monitor_methods import METHODS
+from sklearn_selective._shift._methods import METHODS
 
 N_CLASSES, N_FEATURES = 3, 5
 ISSUE_SHIFTS = ("none", "move +1", "move +1.5", "contraction")

@@ -5,17 +5,16 @@ estimates of how they perform after a distribution shift.
 """
 
 from . import confidence, datasets, metrics
-from ._accuracy import (
-    ATCEstimator,
-    AverageConfidenceEstimator,
-    DoCEstimator,
+from ._selective._classifier import SelectiveClassifier
+from ._shift._atc import ATCEstimator
+from ._shift._baselines import AverageConfidenceEstimator, DoCEstimator
+from ._shift._functions import (
     atc_accuracy,
     average_confidence_accuracy,
     doc_accuracy,
 )
-from ._monitor import PerformanceMonitor
-from ._monitor_result import MonitoringResult
-from ._selective._classifier import SelectiveClassifier
+from ._shift._monitor import PerformanceMonitor
+from ._shift._monitoring_result import MonitoringResult
 from .metrics._plot._display import RiskCoverageDisplay
 
 __version__ = "0.1.0.dev0"

@@ -26,8 +26,11 @@ from sklearn_selective import (
     average_confidence_accuracy,
     doc_accuracy,
 )
-from sklearn_selective._accuracy import _fit_atc, _SortedScores
-from sklearn_selective._accuracy_functions import _fit_doc_regression
+from sklearn_selective._shift._functions import (
+    _fit_atc,
+    _fit_doc_regression,
+    _SortedScores,
+)
 from sklearn_selective.confidence import (
     get_confidence_function,
     get_confidence_function_names,

@@ -21,8 +21,8 @@ from sklearn_selective import (
     average_confidence_accuracy,
     doc_accuracy,
 )
-from sklearn_selective._monitor_methods import METHODS
-from sklearn_selective._monitor_result import FRAME_COLUMNS
+from sklearn_selective._shift._methods import METHODS
+from sklearn_selective._shift._monitoring_result import FRAME_COLUMNS
 
 N_FEATURES, N_CLASSES = 5, 3
 

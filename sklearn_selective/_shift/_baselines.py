@@ -17,11 +17,11 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from ._accuracy_functions import _doc_estimate, _fit_doc_regression
-from ._utils._docstrings import fill_doc
-from ._utils._held_out import HeldOutScoresMixin
-from ._utils._validation import _check_sample_weight
-from .confidence import predict_with_confidence
+from .._utils._docstrings import fill_doc
+from .._utils._held_out import HeldOutScoresMixin
+from .._utils._validation import _check_sample_weight
+from ..confidence import predict_with_confidence
+from ._functions import _doc_estimate, _fit_doc_regression
 
 _REGRESSION_ATTRIBUTES = (
     "regression_coef_",

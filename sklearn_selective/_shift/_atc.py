@@ -2,8 +2,8 @@
 
 :class:`ATCEstimator` fits a scikit-learn classifier and learns the ATC
 threshold from its held-out source scores; the arithmetic on scores lives in
-:mod:`._accuracy_functions` (array-level helpers, shared with the performance
-monitor) and the baselines in :mod:`._accuracy_baselines`.
+:mod:`._functions` (array-level helpers, shared with the performance
+monitor) and the baselines in :mod:`._baselines`.
 """
 
 from numbers import Integral
@@ -12,22 +12,16 @@ import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils._param_validation import Interval
 
-from ._accuracy_baselines import (  # noqa: F401 (re-exported)
-    AverageConfidenceEstimator,
-    DoCEstimator,
+from .._utils._docstrings import fill_doc
+from ._baselines import (
     _BaseAccuracyEstimator,
 )
-from ._accuracy_functions import (  # noqa: F401 (array-level API of the monitor)
+from ._functions import (
     _atc_interval,
-    _atc_thresholds,
     _fit_atc,
     _SortedScores,
     _target_seed,
-    atc_accuracy,
-    average_confidence_accuracy,
-    doc_accuracy,
 )
-from ._utils._docstrings import fill_doc
 
 
 @fill_doc

@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
-from .metrics._core._group_stats import group_ties
+from ..metrics._core._group_stats import group_ties
+from ._functions import _atc_thresholds
 
 
 class ModelOutputs(NamedTuple):
@@ -42,8 +43,6 @@ class ModelOutputs(NamedTuple):
 # ----------------------------------------------------------------------------
 def _atc_threshold_batch(scores, correct, counts):
     """ATC thresholds ([ATC] Eq. 2) for each row of ``counts``; NaN for empty rows."""
-    from ._accuracy import _atc_thresholds
-
     counts = np.asarray(counts, dtype=np.float64)
     empty = counts.sum(axis=1) == 0
     if scores.shape[0] == 0:

@@ -11,11 +11,11 @@ from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from ._monitor_chunks import make_chunks
-from ._monitor_methods import METHODS, ModelOutputs, estimates_for_rows
-from ._monitor_result import MonitoringResult
-from .confidence import predict_with_confidence
-from .metrics._bootstrap import _counts
+from ..confidence import predict_with_confidence
+from ..metrics._bootstrap import _counts
+from ._chunks import make_chunks
+from ._methods import METHODS, ModelOutputs, estimates_for_rows
+from ._monitoring_result import MonitoringResult
 
 _DEFAULT_METHOD = "calibrated_ac"
 _BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
