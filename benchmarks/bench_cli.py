@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from _measure import best_time
 
-from sklearn_selective._cli import _build_parser, main
-from sklearn_selective._evaluate import load_predictions
+from sklearn_selective._cli._evaluate import load_predictions
+from sklearn_selective._cli._main import _build_parser, main
 
 
 def _write_files(folder, n, k):

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, softmax
 
-from sklearn_selective._cli import main
+from sklearn_selective._cli._main import main
 from sklearn_selective.confidence import get_confidence_function
 
 

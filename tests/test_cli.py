@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from sklearn_selective import __version__
-from sklearn_selective._cli import _build_parser, main
+from sklearn_selective._cli._main import _build_parser, main
 from sklearn_selective.confidence import (
     energy,
     get_confidence_function,

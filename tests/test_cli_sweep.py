@@ -31,9 +31,9 @@ from _cli_sweep_data import (
     write_fixture,
 )
 
-from sklearn_selective._cli import _build_parser
-from sklearn_selective._evaluate import _level, _n_resamples, _seed
-from sklearn_selective._report import _NAMED as NAMED_METRICS
+from sklearn_selective._cli._evaluate import _level, _n_resamples, _seed
+from sklearn_selective._cli._main import _build_parser
+from sklearn_selective._cli._report import _NAMED as NAMED_METRICS
 from sklearn_selective.confidence import get_confidence_function_names
 
 

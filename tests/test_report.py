@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sklearn_selective import _report
+from sklearn_selective._cli import _report
 from sklearn_selective.metrics import (
     aurc,
     bootstrap_metric,

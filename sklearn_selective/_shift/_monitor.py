@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from .._utils._draws import _counts
 from ..confidence import predict_with_confidence
-from ..metrics._bootstrap import _counts
 from ._chunks import make_chunks
 from ._methods import METHODS, ModelOutputs, estimates_for_rows
 from ._monitoring_result import MonitoringResult

@@ -1,7 +1,8 @@
 """Bootstrap confidence intervals of the metrics (:func:`bootstrap_metric`).
 
 The resamples and the metric on each of them come from ``_resampling``, the
-intervals from ``_intervals``; paired comparisons live in ``_comparison``.
+draws and the intervals from ``_utils``; paired comparisons live in
+``_comparison``.
 """
 
 from functools import partial
@@ -13,9 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._utils._docstrings import fill_doc
 from .._utils._draws import (
     _bootstrap_counts,
-    _bootstrap_indices,
     _check_generator,
-    _counts,
     _jackknife_counts,
 )
 from .._utils._intervals import _METHODS, _interval, _warn_undefined
@@ -28,9 +27,6 @@ from ._resampling._resamples import (
 )
 from ._resampling._risk_resampler import _FastMetric
 from ._results import BootstrapResult
-
-# Re-exported for the ATC estimators, which draw their resamples the same way.
-__all__ = ["_bootstrap_indices", "_check_generator", "_counts", "bootstrap_metric"]
 
 
 @validate_params(

@@ -9,6 +9,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from .. import SelectiveClassifier
+from ..confidence import predict_with_confidence
 from ._evaluate import (
     InputError,
     check_plot_path,
@@ -16,8 +18,6 @@ from ._evaluate import (
     save_risk_coverage_plot,
 )
 from ._report import format_table, metric_rows, parse_metrics
-from ._selective._classifier import SelectiveClassifier
-from .confidence import predict_with_confidence
 
 _DEMO_METRICS = "aurc,aurc_log,e_aurc,augrc,uq_auc,uq_c_index,risk@0.8,coverage@0.01"
 

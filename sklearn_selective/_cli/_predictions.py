@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._cli_files import InputError
-from .confidence import get_confidence_function
+from ..confidence import get_confidence_function
+from ._files import InputError
 
 # Probabilities rounded to 3 decimals are off by at most 5e-4 per class.
 ROUNDING_TOLERANCE_PER_CLASS = 5e-4

@@ -9,7 +9,7 @@ import time
 import warnings
 from typing import NamedTuple
 
-from .metrics import (
+from ..metrics import (
     augrc,
     aurc,
     coverage_at_risk,
@@ -20,7 +20,7 @@ from .metrics import (
     uq_auc,
     uq_c_index,
 )
-from .metrics._bootstrap import _SharedResamples
+from ..metrics._bootstrap import _SharedResamples
 
 
 class MetricSpec(NamedTuple):

@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 from ._demo import run_demo
 from ._evaluate import (
     InputError,

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli_files import InputError, read_csv, read_npz
-from ._cli_predictions import (
+from .. import RiskCoverageDisplay
+from ..confidence import get_confidence_function, get_confidence_function_names
+from ._files import InputError, read_csv, read_npz
+from ._predictions import (
     Predictions,
     Scores,
     align_pred,
@@ -29,7 +31,6 @@ from ._report import (
     metric_rows,
     parse_metrics,
 )
-from .confidence import get_confidence_function, get_confidence_function_names
 
 __all__ = ["InputError", "add_arguments", "run_evaluate"]
 
@@ -402,8 +403,6 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .metrics._plot._display import RiskCoverageDisplay
 
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, kind in zip(axes, ("selective", "generalized"), strict=True):
