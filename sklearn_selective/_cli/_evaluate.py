@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import RiskCoverageDisplay
-from ..confidence import get_confidence_function, get_confidence_function_names
+from ..confidence import get_confidence_function_names
+from ..confidence._registry import model_output_of
 from ._files import InputError, read_csv, read_npz
 from ._predictions import (
     Predictions,
@@ -218,11 +219,6 @@ def _check_has_predictions(path, table, options, names, csv_file):
 
 
 _FORMATS = ("table", "json", "csv")
-
-
-def model_output_of(csf):
-    """The model output a named CSF reads (its public ``model_output`` tag)."""
-    return getattr(get_confidence_function(csf), "model_output", "predict_proba")
 
 
 def _usable_csfs():

@@ -10,13 +10,13 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
 from .._utils._blockwise import check_probabilities
 from .._utils._draws import _bootstrap_indices, _check_generator, _counts
+from .._utils._sklearn import validate_params
 from .._utils._validation import _as_labels, _check_array, _check_sample_weight
 from ..confidence import get_confidence_function
-from ..confidence._functions import model_output_of
+from ..confidence._registry import model_output_of
 from ..metrics._core._group_stats import group_ties
 
 # ----------------------------------------------------------------------------

@@ -7,7 +7,6 @@ confident (uncertainty measures are negated).
 """
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
 from .._utils._blockwise import (
     _as_float_array,
@@ -15,6 +14,7 @@ from .._utils._blockwise import (
     check_probability_block,
     row_max,
 )
+from .._utils._sklearn import validate_params
 from ._functions import _sum_p_log_p
 from ._registry import _register
 

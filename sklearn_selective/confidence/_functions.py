@@ -11,7 +11,6 @@ reads: ``"predict_proba"`` (probabilities ``(n, k)``), ``"decision_function"``
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options, validate_params
 
 from .._utils._blockwise import (
     _as_float_array,
@@ -20,11 +19,9 @@ from .._utils._blockwise import (
     check_probability_block,
     row_max,
 )
-from ._registry import (  # noqa: F401 (re-exported for the other modules)
+from .._utils._sklearn import Interval, Options, validate_params
+from ._registry import (
     _register,
-    get_confidence_function,
-    get_confidence_function_names,
-    model_output_of,
 )
 
 

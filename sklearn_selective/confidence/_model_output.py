@@ -10,11 +10,10 @@ from sklearn.ensemble import BaseEnsemble, VotingClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
-from sklearn.utils import _safe_indexing
-from sklearn.utils._param_validation import HasMethods, validate_params
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._functions import get_confidence_function, model_output_of
+from .._utils._sklearn import HasMethods, safe_indexing, validate_params
+from ._registry import get_confidence_function, model_output_of
 
 _OUTPUT_METHODS = {
     "predict_proba": "predict_proba",
@@ -110,7 +109,7 @@ def _ensemble_proba(estimator, X):
     features = getattr(final, "estimators_features_", None)
     proba = np.zeros((len(members), X.shape[0], len(classes)))
     for index, member in enumerate(members):
-        X_member = X if features is None else _safe_indexing(X, features[index], axis=1)
+        X_member = X if features is None else safe_indexing(X, features[index], axis=1)
         member_proba = member.predict_proba(X_member)
         # Members are fitted on encoded labels and may have seen a subset.
         columns = np.asarray(member.classes_).astype(np.intp)

@@ -5,7 +5,7 @@ with the model output it reads, so that a name can go in a ``GridSearchCV``
 grid and the estimators know which method of the model to call.
 """
 
-from sklearn.utils._param_validation import validate_params
+from .._utils._sklearn import validate_params
 
 _CONFIDENCE_FUNCTIONS = {}
 

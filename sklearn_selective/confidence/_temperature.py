@@ -2,7 +2,8 @@
 
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
-from sklearn.utils._param_validation import HasMethods, validate_params
+
+from .._utils._sklearn import HasMethods, validate_params
 
 
 @validate_params(
