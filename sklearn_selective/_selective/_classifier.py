@@ -6,30 +6,22 @@ from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MetaEstimatorMixin,
-    _fit_context,
-    clone,
-)
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.utils import Bunch, column_or_1d
-from sklearn.utils._param_validation import (
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, indexable
+
+from .._utils._held_out import HeldOutScoresMixin
+from .._utils._sklearn import (
     HasMethods,
     Interval,
     RealNotInt,
     StrOptions,
+    estimator_has,
+    fit_context,
 )
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _estimator_has,
-    check_is_fitted,
-    indexable,
-)
-
-from .._utils._held_out import HeldOutScoresMixin
 from .._utils._validation import _check_sample_weight
 from ..confidence import predict_with_confidence
 from ..metrics import get_scorer, get_scorer_names
@@ -67,7 +59,7 @@ def _predict_proba_and_msp(estimator, X):
 def _has_decision_function_without_costs(self):
     """With a cost matrix the prediction is not the decision function's argmax,
     so the inner decision function is not offered as this classifier's."""
-    has = _estimator_has("decision_function", delegates=("estimator_", "estimator"))
+    has = estimator_has("decision_function", delegates=("estimator_", "estimator"))
     return self.cost_matrix is None and has(self)
 
 
@@ -408,7 +400,7 @@ class SelectiveClassifier(
     # ----------------------------------------------------------------------------
     # Fit
     # ----------------------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=False)  # estimator not validated
+    @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and the abstention rule.
 
@@ -687,9 +679,7 @@ class SelectiveClassifier(
             return float(scorer(self, X, y))
         return float(scorer(self, X, y, sample_weight=sample_weight))
 
-    @available_if(
-        _estimator_has("predict_proba", delegates=("estimator_", "estimator"))
-    )
+    @available_if(estimator_has("predict_proba", delegates=("estimator_", "estimator")))
     def predict_proba(self, X):
         """Class probabilities of the underlying classifier (no abstention).
 
@@ -711,7 +701,7 @@ class SelectiveClassifier(
         return proba
 
     @available_if(
-        _estimator_has("predict_log_proba", delegates=("estimator_", "estimator"))
+        estimator_has("predict_log_proba", delegates=("estimator_", "estimator"))
     )
     def predict_log_proba(self, X):
         """Log class probabilities of the underlying classifier.

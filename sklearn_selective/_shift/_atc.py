@@ -10,9 +10,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.utils._param_validation import Interval
 
 from .._utils._docstrings import fill_doc
+from .._utils._sklearn import Interval
 from ._baselines import (
     _BaseAccuracyEstimator,
 )

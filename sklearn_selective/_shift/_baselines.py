@@ -11,14 +11,14 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import column_or_1d
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._utils._docstrings import fill_doc
 from .._utils._held_out import HeldOutScoresMixin
+from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
 from .._utils._validation import _check_sample_weight
 from ..confidence import predict_with_confidence
 from ._functions import _doc_estimate, _fit_doc_regression
@@ -50,7 +50,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
     def _base_estimator(self):
         return self.estimator
 
-    @_fit_context(prefer_skip_nested_validation=False)  # estimator not validated
+    @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and learn from its held-out source scores.
 

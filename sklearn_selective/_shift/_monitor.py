@@ -5,13 +5,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state, column_or_1d
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._utils._draws import _counts
+from .._utils._sklearn import HasMethods, Interval, StrOptions, fit_context, num_samples
 from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
 from ._methods import METHODS, ModelOutputs, estimates_for_rows
@@ -232,7 +232,7 @@ default="calibrated_ac"
             )
 
     def _outputs(self, X, name):
-        n_samples = _num_samples(X)
+        n_samples = num_samples(X)
         if n_samples == 0:
             raise ValueError(f"{name} is empty; pass at least one sample.")
         estimator = self.estimator
@@ -282,7 +282,7 @@ default="calibrated_ac"
         blocks.extend(_resample_counts(rng, n_samples, self.n_resamples))
         return np.concatenate(blocks)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X_reference, y_reference):
         """Learn the link between confidence and correctness on labelled data.
 

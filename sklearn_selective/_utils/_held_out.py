@@ -15,23 +15,23 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedShuffleSplit, check_cv
-from sklearn.utils import Bunch, _safe_indexing, get_tags
-from sklearn.utils._repr_html.estimator import _VisualBlock
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    _routing_enabled,
     process_routing,
 )
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _check_method_params, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
+
+from ._sklearn import VisualBlock, check_method_params, routing_enabled, safe_indexing
 
 
 def _fit_and_predict(estimator, X, y, train, test, fit_params, predict):
     """Fit on ``train``; ``predict(estimator, X_test)`` on ``test`` (one inference)."""
-    fit_params = _check_method_params(X, params=fit_params, indices=train)
-    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    return estimator, predict(estimator, _safe_indexing(X, test))
+    fit_params = check_method_params(X, params=fit_params, indices=train)
+    estimator.fit(safe_indexing(X, train), safe_indexing(y, train), **fit_params)
+    return estimator, predict(estimator, safe_indexing(X, test))
 
 
 class HeldOutScoresMixin:
@@ -52,7 +52,7 @@ class HeldOutScoresMixin:
 
     def _fit_params(self, sample_weight, fit_params):
         """Route ``sample_weight`` and ``fit_params`` as CalibratedClassifierCV does."""
-        if _routing_enabled():
+        if routing_enabled():
             return process_routing(
                 self, "fit", sample_weight=sample_weight, **fit_params
             )
@@ -187,7 +187,7 @@ class HeldOutScoresMixin:
 
     def _sk_visual_block_(self):
         estimator = getattr(self, "estimator_", self.estimator)
-        return _VisualBlock(
+        return VisualBlock(
             "serial",
             [estimator],
             names=[type(estimator).__name__],

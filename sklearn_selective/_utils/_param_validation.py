@@ -17,8 +17,9 @@ from inspect import Parameter, signature
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, make_constraint
-from sklearn.utils._param_validation import validate_params as _sklearn_validate
+
+from ._sklearn import Interval, make_constraint
+from ._sklearn import validate_params as _sklearn_validate
 
 _POSITIONAL = (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
 

@@ -5,9 +5,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
 from .._utils._blockwise import check_probabilities
+from .._utils._sklearn import Interval, validate_params
 from .._utils._validation import _check_array
 
 

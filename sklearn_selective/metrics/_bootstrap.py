@@ -9,7 +9,6 @@ from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .._utils._docstrings import fill_doc
 from .._utils._draws import (
@@ -18,6 +17,7 @@ from .._utils._draws import (
     _jackknife_counts,
 )
 from .._utils._intervals import _METHODS, _interval, _warn_undefined
+from .._utils._sklearn import Interval, StrOptions, validate_params
 from ._resampling._resamples import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,

@@ -3,9 +3,9 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import (
     _as_labels,
     _check_array,

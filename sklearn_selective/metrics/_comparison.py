@@ -8,10 +8,10 @@ over to the shared core in ``_paired``.
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .._utils._docstrings import fill_doc
 from .._utils._draws import _check_generator
+from .._utils._sklearn import Interval, StrOptions, validate_params
 from .._utils._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
 from ._resampling._paired import (
     _check_entries,

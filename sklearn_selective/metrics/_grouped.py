@@ -7,9 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
 from ._areas import (
     augrc,

@@ -4,10 +4,10 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils._param_validation import StrOptions
 
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import StrOptions
 from .._utils._validation import (
     _as_labels,
     _check_binary_failures,

@@ -2,10 +2,10 @@
 metric shares (the areas in ``_areas``, the working points in ``_working_points``)."""
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import StrOptions
 from .._utils._validation import (
     _NAMED_LOSSES,
     _check_frequency_total,

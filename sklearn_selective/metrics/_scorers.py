@@ -10,9 +10,7 @@ over ``csf`` selects the confidence function itself.
 
 from numbers import Real
 
-from sklearn.metrics._scorer import _BaseScorer
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-
+from .._utils._sklearn import BaseScorer, Interval, StrOptions, validate_params
 from ..confidence import predict_with_confidence
 from ..confidence._model_output import predict_proba_with_confidence
 from ._areas import (
@@ -46,7 +44,7 @@ def _shared_cache(method_caller):
     return arguments[0] if arguments and isinstance(arguments[0], dict) else None
 
 
-class _SelectiveScorer(_BaseScorer):
+class _SelectiveScorer(BaseScorer):
     """Scorer ``sign * metric(y_true, y_pred, confidence, **kwargs)``."""
 
     def __init__(self, score_func, sign, kwargs, csf=None, name=None):

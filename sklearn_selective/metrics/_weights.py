@@ -8,10 +8,10 @@ weights of a training loss (the AURC-weighted fine-tuning of [AURC], Table 1).
 
 import numpy as np
 from scipy.special import digamma
-from sklearn.utils._param_validation import StrOptions
 
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import StrOptions
 from .._utils._validation import _check_confidence, _check_sample_weight
 from ._core._alpha import ALPHA_ESTIMATORS
 from ._core._group_stats import GroupStats, group_ties

@@ -3,10 +3,9 @@ coverage at a risk."""
 
 from numbers import Real
 
-from sklearn.utils._param_validation import Interval
-
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
+from .._utils._sklearn import Interval
 from ._core._group_stats import (
     coverage_at_risk_from_stats,
     selective_risk_at_coverage_from_stats,

@@ -1,8 +1,8 @@
 """The data of RiskCoverageDisplay: curves, their references, groups, line points."""
 
 import numpy as np
-from sklearn.utils._param_validation import InvalidParameterError
 
+from ..._utils._sklearn import InvalidParameterError
 from .. import (
     augrc,
     aurc,

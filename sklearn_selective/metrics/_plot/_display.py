@@ -1,10 +1,12 @@
 """RiskCoverageDisplay: risk-coverage curves in scikit-learn's Display style."""
 
 import numpy as np
-from sklearn.utils import _safe_indexing
-from sklearn.utils._optional_dependencies import check_matplotlib_support
-from sklearn.utils._plotting import _validate_style_kwargs
 
+from ..._utils._sklearn import (
+    check_matplotlib_support,
+    safe_indexing,
+    validate_style_kwargs,
+)
 from ..._utils._validation import _validate_risk_inputs
 from ...confidence import predict_with_confidence
 from ._data import KINDS, check_kind, curve_data, display_data, selective_line
@@ -245,7 +247,7 @@ class RiskCoverageDisplay:
                 parts.append(f"({metric_name} = {value:.4f})")
             default = {"label": " ".join(parts)} if parts else {}
             x, y = self._line_data(coverage, risk)
-            lines.extend(ax.plot(x, y, **_validate_style_kwargs(default, line_kw)))
+            lines.extend(ax.plot(x, y, **validate_style_kwargs(default, line_kw)))
         self.line_ = _single(lines)
 
         self.oracle_line_ = self.chance_level_ = None
@@ -292,7 +294,7 @@ class RiskCoverageDisplay:
                 "color": line.get_color(),
                 "linestyle": linestyle,
             }
-            style = _validate_style_kwargs(default, user_kw or {})
+            style = validate_style_kwargs(default, user_kw or {})
             references.extend(self.ax_.plot(x, y, **style))
         return _single(references)
 
@@ -540,11 +542,11 @@ chance_level_kw, despine
             cv_results["estimator"], cv_results["indices"]["test"], strict=True
         ):
             y_pred, confidence = predict_with_confidence(
-                fitted, _safe_indexing(X, test), csf
+                fitted, safe_indexing(X, test), csf
             )
             weights = None if sample_weight is None else np.asarray(sample_weight)[test]
             confidence, losses, weights = _validate_risk_inputs(
-                _safe_indexing(y, test),
+                safe_indexing(y, test),
                 y_pred,
                 confidence,
                 loss=loss,
