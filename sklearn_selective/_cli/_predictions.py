@@ -145,7 +145,7 @@ def _finite(values, table, scores):
     return values
 
 
-def check_probabilities(proba, source, renormalize=False, locate=str):
+def check_file_probabilities(proba, source, renormalize=False, locate=str):
     """Probability rows within the documented tolerance, rescaled to sum to 1.
 
     ``locate(i)`` names the place of row ``i`` in the file. Returns
@@ -241,7 +241,7 @@ def _ensemble_predictions(table, y_true, scores, options):
     def locate(row):  # rows of the (m * n, k) stack
         return f"member {row // n_samples}, {table.locate(row % n_samples)}"
 
-    flat, n_rescaled = check_probabilities(
+    flat, n_rescaled = check_file_probabilities(
         members.reshape(-1, n_classes), scores.source, options.renormalize, locate
     )
     members = flat.reshape(n_members, n_samples, n_classes)
@@ -278,7 +278,7 @@ def build_predictions(table, y_true, scores, options):
     if scores.kind == "logits":
         logits, proba = values, softmax(values)
     else:
-        proba, n_rescaled = check_probabilities(
+        proba, n_rescaled = check_file_probabilities(
             values, scores.source, options.renormalize, table.locate
         )
     confidence = confidences(options.csf, proba, logits, scores.source)

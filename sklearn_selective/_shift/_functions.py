@@ -13,6 +13,7 @@ import numpy as np
 
 from .._utils._blockwise import check_probabilities
 from .._utils._draws import _bootstrap_indices, _check_generator, _counts
+from .._utils._intervals import percentile_interval
 from .._utils._sklearn import validate_params
 from .._utils._validation import _as_labels, _check_array, _check_sample_weight
 from ..confidence import get_confidence_function
@@ -94,12 +95,6 @@ def _fit_atc(scores, correct, sample_weight, n_resamples, random_state):
     return threshold, np.concatenate(blocks), accuracy
 
 
-def _interval(values, confidence_level):
-    tail = (1 - confidence_level) / 2
-    low, high = np.nanquantile(values, [tail, 1 - tail])
-    return float(low), float(high)
-
-
 def _joint_bootstrap_estimates(thresholds, target_scores, target_weight, rng):
     """ATC estimates of a joint source-and-target bootstrap.
 
@@ -141,7 +136,7 @@ def _atc_interval(thresholds, target_scores, target_weight, rng, confidence_leve
     estimates = _joint_bootstrap_estimates(
         thresholds, target_scores, target_weight, _check_generator(rng)
     )
-    return _interval(estimates, confidence_level)
+    return percentile_interval(estimates, confidence_level)
 
 
 def _target_seed(random_state):

@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._draws import _counts
+from .._utils._intervals import percentile_interval
 from .._utils._sklearn import HasMethods, Interval, StrOptions, fit_context, num_samples
 from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
@@ -27,15 +28,6 @@ def _resample_counts(rng, n_samples, n_resamples):
     for start in range(0, n_resamples, step):
         rows = min(step, n_resamples - start)
         yield _counts(rng.integers(0, n_samples, (rows, n_samples)), n_samples)
-
-
-def _interval(values, confidence_level):
-    """Percentile interval of the bootstrap values, ignoring NaN rows."""
-    tail = (1 - confidence_level) / 2
-    if values.shape[0] == 0 or np.isnan(values).all():
-        return np.nan, np.nan
-    low, high = np.nanquantile(values, [tail, 1 - tail])
-    return float(low), float(high)
 
 
 class PerformanceMonitor(BaseEstimator):
@@ -462,7 +454,7 @@ default="calibrated_ac"
 
     def _store(self, values, name, c, estimates):
         values[name][c] = estimates[0]
-        low, high = _interval(estimates[1:], self.confidence_level)
+        low, high = percentile_interval(estimates[1:], self.confidence_level)
         values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
 
     def _reason(self, n_samples, n_accepted):

@@ -46,6 +46,24 @@ def _bca_levels(distribution, statistic, jackknife, alpha):
         )
 
 
+def _quantile_interval(values, levels):
+    """The ``levels`` quantiles of ``values``, NaN left out; NaN if none is finite."""
+    if values.shape[0] == 0 or np.isnan(values).all():
+        return np.nan, np.nan
+    low, high = np.nanquantile(values, levels)
+    return float(low), float(high)
+
+
+def percentile_interval(values, confidence_level):
+    """Percentile interval of bootstrap values (NaN values left out).
+
+    The one percentile interval of the package: :func:`_interval` with
+    ``method="percentile"``, the ATC interval and the monitor's bands.
+    """
+    tail = (1.0 - confidence_level) / 2.0
+    return _quantile_interval(values, (tail, 1.0 - tail))
+
+
 def _interval(distribution, statistic, confidence_level, method, jackknife=None):
     alpha = (1.0 - confidence_level) / 2.0
     if distribution.shape[0] == 0:
@@ -63,7 +81,7 @@ def _interval(distribution, statistic, confidence_level, method, jackknife=None)
             stacklevel=3,
         )
         return ConfidenceInterval(np.nan, np.nan)
-    low, high = np.quantile(distribution, levels)
+    low, high = _quantile_interval(distribution, levels)
     if method == "basic":
         low, high = 2.0 * statistic - high, 2.0 * statistic - low
     return ConfidenceInterval(float(low), float(high))

@@ -293,7 +293,7 @@ def _check_probabilities(y_true, y_proba, labels, loss_name, name=None):
     """Validated probabilities (float16/32/64, as given), the column of each
     sample's true class, and the classes of the columns.
 
-    Rows must pass :func:`sklearn_selective.confidence._blockwise.check_probabilities`,
+    Rows must pass :func:`sklearn_selective._utils._blockwise.check_probabilities`,
     the check the confidence functions use, with its documented tolerance.
     """
     if name is None:
