@@ -74,7 +74,7 @@ def _inputs(n, rng, n_classes=10, proba=True):
 
 _METRICS = {
     "aurc": aurc,
-    "aurc (log)": partial(aurc, estimator="log"),
+    "aurc (log)": partial(aurc, aurc_estimator="log"),
     "sele": sele,
     "augrc": augrc,
     "e_aurc": e_aurc,

@@ -36,9 +36,9 @@ def _cases(n, rng):
         "aurc (default)": partial(aurc, *data),
         "aurc_weights": partial(aurc_weights, confidence),
         "aurc coverage_range": partial(aurc, *data, coverage_range=(0.2, 0.7)),
-        "aurc trapezoid": partial(aurc, *data, estimator="trapezoid"),
+        "aurc trapezoid": partial(aurc, *data, aurc_estimator="trapezoid"),
         "aurc class_balanced": partial(
-            aurc, *data, estimator="trapezoid", class_balanced=True
+            aurc, *data, aurc_estimator="trapezoid", class_balanced=True
         ),
         "augrc coverage_range": partial(augrc, *data, coverage_range=(0.2, 0.7)),
         "augrc class_balanced": partial(augrc, *data, class_balanced=True),

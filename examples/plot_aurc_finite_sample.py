@@ -58,7 +58,9 @@ print(
 # --------------------------------------
 estimators = {
     "harmonic (Eq. 13)": lambda c, losses: aurc(None, None, c, loss=losses),
-    "log (Eq. 18)": lambda c, losses: aurc(None, None, c, loss=losses, estimator="log"),
+    "log (Eq. 18)": lambda c, losses: aurc(
+        None, None, c, loss=losses, aurc_estimator="log"
+    ),
     "SELE (Eq. 33)": lambda c, losses: sele(None, None, c, loss=losses),
     "2 x SELE": lambda c, losses: 2 * sele(None, None, c, loss=losses),
 }

@@ -63,12 +63,12 @@ print(
 data = (y_test, y_pred, confidence)
 for name, kwargs in [
     ("harmonic (default)", {}),
-    ("log", {"estimator": "log"}),
-    ("trapezoid (FD-Shifts)", {"estimator": "trapezoid"}),
+    ("log", {"aurc_estimator": "log"}),
+    ("trapezoid (FD-Shifts)", {"aurc_estimator": "trapezoid"}),
 ]:
     print(f"AURC {name:<22} {aurc(*data, **kwargs):.5f}")
 small = (y_test[:20], y_pred[:20], confidence[:20])
-harmonic, trapezoid = aurc(*small), aurc(*small, estimator="trapezoid")
+harmonic, trapezoid = aurc(*small), aurc(*small, aurc_estimator="trapezoid")
 print(f"first 20 samples: harmonic {harmonic:.4f}, trapezoid {trapezoid:.4f}")
 
 # The E-AURC subtracts the oracle's AURC. The default scores the oracle ranking with
@@ -76,7 +76,7 @@ print(f"first 20 samples: harmonic {harmonic:.4f}, trapezoid {trapezoid:.4f}")
 # err + (1 - err) ln(1 - err) of the reference code makes it negative.
 perfect = -(y_pred != y_test).astype(float)  # a confidence that ranks perfectly
 for oracle in ("empirical", "asymptotic"):
-    value = e_aurc(*data[:2], perfect, estimator="trapezoid", oracle=oracle)
+    value = e_aurc(*data[:2], perfect, aurc_estimator="trapezoid", oracle=oracle)
     print(f"E-AURC of a perfect ranking, oracle={oracle!r}: {value:+.5f}")
 
 # %%
@@ -102,8 +102,8 @@ print(
     f"AUGRC {augrc(*data):.5f}, class-balanced {augrc(*data, class_balanced=True):.5f}"
 )
 print(
-    f"AURC (trapezoid) {aurc(*data, estimator='trapezoid'):.5f}, class-balanced "
-    f"{aurc(*data, estimator='trapezoid', class_balanced=True):.5f}"
+    f"AURC (trapezoid) {aurc(*data, aurc_estimator='trapezoid'):.5f}, class-balanced "
+    f"{aurc(*data, aurc_estimator='trapezoid', class_balanced=True):.5f}"
 )
 for multiclass in ("top_label", "classwise"):
     ece = expected_calibration_error(y_test, proba, multiclass=multiclass)

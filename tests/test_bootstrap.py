@@ -37,7 +37,7 @@ from sklearn_selective.metrics._resampling import _risk_resampler
 
 METRICS = {
     "aurc": aurc,
-    "aurc_log": partial(aurc, estimator="log"),
+    "aurc_log": partial(aurc, aurc_estimator="log"),
     "sele": sele,
     "e_aurc": e_aurc,
     "naurc": naurc,
@@ -775,16 +775,16 @@ def test_bootstrap_metric_errors():
     with pytest.raises(ValueError, match="non-negative"):
         bootstrap_metric("aurc", None, None, confidence, loss=-np.ones(20))
     with pytest.raises(TypeError, match="unexpected keyword"):
-        bootstrap_metric("augrc", y_true, y_pred, confidence, estimator="log")
+        bootstrap_metric("augrc", y_true, y_pred, confidence, aurc_estimator="log")
     with pytest.raises(InvalidParameterError, match="estimator"):
-        bootstrap_metric("aurc", y_true, y_pred, confidence, estimator="exact")
+        bootstrap_metric("aurc", y_true, y_pred, confidence, aurc_estimator="exact")
 
 
 @pytest.mark.parametrize(
     "name, params",
     [
         ("aurc", {}),
-        ("aurc", {"estimator": "log"}),
+        ("aurc", {"aurc_estimator": "log"}),
         ("sele", {}),
         ("augrc", {}),
         ("uq_auc", {}),

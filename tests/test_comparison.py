@@ -109,7 +109,7 @@ def test_comparison_uses_paired_resamples():
         n_resamples=60,
         random_state=3,
         sample_weight=sample_weight,
-        estimator="log",
+        aurc_estimator="log",
     )
     assert result.bootstrap_distribution.shape == (60, 3)
     for column, scores in enumerate(confidences.values()):
@@ -121,7 +121,7 @@ def test_comparison_uses_paired_resamples():
             n_resamples=60,
             random_state=3,
             sample_weight=sample_weight,
-            estimator="log",
+            aurc_estimator="log",
             confidence_level=0.95,
         )
         assert_array_equal(

@@ -70,9 +70,9 @@ def _range(draw_low, draw_high):
 @given(problems(real_weights=True), st.sampled_from(["harmonic", "log"]))
 def test_aurc_weights_give_aurc_as_weighted_mean(problem, estimator):
     confidence, losses, w = problem
-    alpha = aurc_weights(confidence, estimator=estimator, sample_weight=w)
+    alpha = aurc_weights(confidence, aurc_estimator=estimator, sample_weight=w)
     expected = aurc(
-        None, None, confidence, loss=losses, sample_weight=w, estimator=estimator
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator=estimator
     )
     assert np.average(alpha * losses, weights=w) == pytest.approx(expected, **TOL)
     assert np.all(np.isfinite(alpha))
@@ -81,7 +81,7 @@ def test_aurc_weights_give_aurc_as_weighted_mean(problem, estimator):
 @given(problems(real_weights=True))
 def test_sele_weights_give_sele(problem):
     confidence, losses, w = problem
-    alpha = aurc_weights(confidence, estimator="sele", sample_weight=w)
+    alpha = aurc_weights(confidence, aurc_estimator="sele", sample_weight=w)
     expected = sele(None, None, confidence, loss=losses, sample_weight=w)
     assert np.average(alpha * losses, weights=w) == pytest.approx(expected, **TOL)
 
@@ -98,7 +98,7 @@ def test_aurc_weights_are_the_tie_group_means_of_the_paper_weights(problem, name
     confidence, _, w = problem
     w = None if w is None else w.astype(int)
     expected, _ = mean_position_alpha(confidence, w, _POSITION_WEIGHTS[name])
-    got = aurc_weights(confidence, estimator=name, sample_weight=w)
+    got = aurc_weights(confidence, aurc_estimator=name, sample_weight=w)
     positive = np.ones(len(confidence), bool) if w is None else w > 0
     np.testing.assert_allclose(got[positive], expected[positive], rtol=1e-12)
 
@@ -136,7 +136,7 @@ def test_partial_plug_in_aurc_equals_area_of_its_curve(problem, estimator, a, b)
         confidence,
         loss=losses,
         sample_weight=w,
-        estimator=estimator,
+        aurc_estimator=estimator,
         coverage_range=(low, high),
     )
     assert got == pytest.approx(expected, rel=1e-10, abs=1e-12)
@@ -156,8 +156,8 @@ def test_step_curve_transcription_is_eq10(problem):
 
 AREAS = {
     "harmonic": lambda **kw: aurc(**kw),
-    "log": lambda **kw: aurc(**kw, estimator="log"),
-    "trapezoid": lambda **kw: aurc(**kw, estimator="trapezoid"),
+    "log": lambda **kw: aurc(**kw, aurc_estimator="log"),
+    "trapezoid": lambda **kw: aurc(**kw, aurc_estimator="trapezoid"),
     "augrc": lambda **kw: augrc(**kw),
 }
 
@@ -237,7 +237,7 @@ def test_trapezoid_aurc_equals_fd_shifts(problem):
     expanded_confidence, expanded_losses = expand(confidence, losses, w)
     expected = fdshifts_trapezoid_aurc(expanded_confidence, expanded_losses)
     got = aurc(
-        None, None, confidence, loss=losses, sample_weight=w, estimator="trapezoid"
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator="trapezoid"
     )
     assert got == pytest.approx(expected, **TOL)
 
@@ -253,7 +253,7 @@ def test_trapezoid_aurc_is_scale_invariant_unlike_the_plug_in_estimators():
                 confidence,
                 loss=losses,
                 sample_weight=scale * weights,
-                estimator=estimator,
+                aurc_estimator=estimator,
             )
             for scale in (1.0, 10.0)
         ]
@@ -269,7 +269,7 @@ def test_asymptotic_oracle(problem, estimator):
     err = np.average(losses, weights=w)
     oracle = err + (0.0 if err == 1 else (1 - err) * math.log(1 - err))
     value = aurc(
-        None, None, confidence, loss=losses, sample_weight=w, estimator=estimator
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator=estimator
     )
     got = e_aurc(
         None,
@@ -277,7 +277,7 @@ def test_asymptotic_oracle(problem, estimator):
         confidence,
         loss=losses,
         sample_weight=w,
-        estimator=estimator,
+        aurc_estimator=estimator,
         oracle="asymptotic",
     )
     assert got == pytest.approx(value - oracle, **TOL)
@@ -287,7 +287,7 @@ def test_asymptotic_oracle_can_be_negative_and_needs_a_zero_one_loss():
     # A perfect ranking: the finite-sample trapezoid area is below the limit.
     losses = [1.0, 1.0, 0.0, 0.0, 0.0]
     confidence = [0.1, 0.2, 0.7, 0.8, 0.9]
-    kwargs = {"loss": losses, "estimator": "trapezoid"}
+    kwargs = {"loss": losses, "aurc_estimator": "trapezoid"}
     assert e_aurc(None, None, confidence, **kwargs, oracle="asymptotic") < 0
     oracle = -np.array(losses)
     assert e_aurc(None, None, oracle, **kwargs) == pytest.approx(0, abs=1e-15)
@@ -304,7 +304,7 @@ def test_trapezoid_e_aurc_uses_the_trapezoid_oracle(problem, _):
     # are distinct) and, for 0/1 losses, uses the asymptotic oracle.
     expected = fdshifts_trapezoid_aurc(c, l_) - fdshifts_trapezoid_aurc(-l_, l_)
     got = e_aurc(
-        None, None, confidence, loss=losses, sample_weight=w, estimator="trapezoid"
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator="trapezoid"
     )
     assert got == pytest.approx(expected, **TOL)
 
@@ -339,7 +339,7 @@ def test_class_balanced_aurc_equals_fd_shifts_aurc_ba(problem):
         confidence,
         loss=losses,
         sample_weight=w,
-        estimator="trapezoid",
+        aurc_estimator="trapezoid",
         class_balanced=True,
     )
     assert got == pytest.approx(expected, **TOL)
@@ -369,7 +369,7 @@ def test_class_balanced_equals_plain_on_balanced_classes_for_augrc():
 def test_class_balanced_needs_labels_and_the_trapezoid_aurc():
     with pytest.raises(ValueError, match="needs y_true"):
         augrc(None, None, [0.1, 0.2], loss=[0, 1], class_balanced=True)
-    with pytest.raises(ValueError, match="estimator='trapezoid'"):
+    with pytest.raises(ValueError, match="aurc_estimator='trapezoid'"):
         aurc([0, 1], [0, 0], [0.1, 0.2], class_balanced=True)
 
 
@@ -387,7 +387,7 @@ def test_plug_in_aurc_is_biased_on_small_samples(n, harmonic_bias):
     ranks = np.arange(1.0, n + 1)
     expected_losses = 1 - ranks / (n + 1)
     harmonic = aurc(None, None, ranks, loss=expected_losses)
-    log = aurc(None, None, ranks, loss=expected_losses, estimator="log")
+    log = aurc(None, None, ranks, loss=expected_losses, aurc_estimator="log")
     assert harmonic / 0.25 - 1 == pytest.approx(harmonic_bias, rel=1e-9)
     assert 0 < log / 0.25 - 1 < harmonic_bias
 
@@ -399,7 +399,7 @@ def test_naurc_of_a_random_ranking_is_one_for_the_harmonic_estimator_only():
         confidence = np.array(permutation, dtype=float)
         for estimator, found in values.items():
             found.append(
-                naurc(None, None, confidence, loss=losses, estimator=estimator)
+                naurc(None, None, confidence, loss=losses, aurc_estimator=estimator)
             )
     assert np.mean(values["harmonic"]) == pytest.approx(1.0, **TOL)
     assert np.mean(values["log"]) == pytest.approx(0.747, abs=5e-4)  # docstring
@@ -416,11 +416,11 @@ _BATCHED = {
     ),
     "log": (
         lambda f, s: f["aurc"](s, "log", (0.0, 0.4)),
-        {"estimator": "log", "coverage_range": (0.0, 0.4)},
+        {"aurc_estimator": "log", "coverage_range": (0.0, 0.4)},
     ),
     "trapezoid": (
         lambda f, s: f["trapezoid"](s, (0.0, 0.6)),
-        {"estimator": "trapezoid", "coverage_range": (0.0, 0.6)},
+        {"aurc_estimator": "trapezoid", "coverage_range": (0.0, 0.6)},
     ),
     "augrc": (lambda f, s: f["augrc"](s, (0.25, 1.0)), {"coverage_range": (0.25, 1.0)}),
 }
@@ -457,7 +457,7 @@ def test_partial_functions_are_batched_over_count_vectors(name):
     "options",
     [
         {"coverage_range": (0.0, 0.5)},
-        {"estimator": "trapezoid"},
+        {"aurc_estimator": "trapezoid"},
         {"oracle": "asymptotic"},
     ],
 )

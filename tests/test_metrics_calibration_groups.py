@@ -278,7 +278,7 @@ def test_metric_by_group_bootstrap_intervals_match_bootstrap_metric():
             y_pred,
             confidence,
             groups=groups,
-            estimator="trapezoid",
+            aurc_estimator="trapezoid",
             n_resamples=20,
             random_state=0,
         )

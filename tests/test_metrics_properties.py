@@ -94,34 +94,37 @@ def test_sele_is_not_half_an_upper_bound_eq34_36():
 def test_log_estimator_never_exceeds_harmonic_eq20(problem):
     confidence, losses = problem
     harmonic = aurc(None, None, confidence, loss=losses)
-    log = aurc(None, None, confidence, loss=losses, estimator="log")
+    log = aurc(None, None, confidence, loss=losses, aurc_estimator="log")
     assert log <= harmonic + 1e-12
 
 
 @given(samples(), st.sampled_from(["harmonic", "log"]))
 def test_e_aurc_is_non_negative_and_zero_for_the_oracle(problem, estimator):
     confidence, losses = problem
-    value = aurc(None, None, confidence, loss=losses, estimator=estimator)
-    oracle = aurc(None, None, -losses, loss=losses, estimator=estimator)
+    value = aurc(None, None, confidence, loss=losses, aurc_estimator=estimator)
+    oracle = aurc(None, None, -losses, loss=losses, aurc_estimator=estimator)
     assert value >= oracle - 1e-12
-    assert e_aurc(None, None, confidence, loss=losses, estimator=estimator) == (
+    assert e_aurc(None, None, confidence, loss=losses, aurc_estimator=estimator) == (
         pytest.approx(value - oracle, abs=1e-12)
     )
     # Any strictly decreasing function of the loss is an oracle.
     for decreasing in (-losses, -rankdata(losses), -np.sqrt(losses) - 2):
         keeps_order = rankdata(decreasing) == rankdata(-losses)
         if keeps_order.all():  # the square root may merge nearly equal losses
-            assert e_aurc(None, None, decreasing, loss=losses, estimator=estimator) == 0
+            assert (
+                e_aurc(None, None, decreasing, loss=losses, aurc_estimator=estimator)
+                == 0
+            )
 
 
 def test_e_aurc_stays_non_negative_where_the_asymptotic_oracle_fails():
     """Subtracting r + (1 - r) ln(1 - r) gives a negative excess here; we do not."""
     losses = np.array([1.0] * 9 + [0.0])
     confidence = np.arange(10.0)  # perfect ranking
-    value = aurc(None, None, confidence, loss=losses, estimator="log")
+    value = aurc(None, None, confidence, loss=losses, aurc_estimator="log")
     risk = losses.mean()
     assert value - (risk + (1 - risk) * math.log(1 - risk)) < -0.02
-    assert e_aurc(None, None, confidence, loss=losses, estimator="log") == 0.0
+    assert e_aurc(None, None, confidence, loss=losses, aurc_estimator="log") == 0.0
 
 
 @given(samples(min_n=2))
@@ -248,7 +251,7 @@ def _binary(metric):
 # (name, metric, invariant to scaling all weights)
 METRICS = [
     ("aurc", aurc, False),
-    ("aurc_log", partial(aurc, estimator="log"), False),
+    ("aurc_log", partial(aurc, aurc_estimator="log"), False),
     ("sele", sele, False),
     ("e_aurc", e_aurc, False),
     ("naurc", naurc, False),
@@ -453,7 +456,7 @@ def test_zero_one_loss_with_huge_weights_keeps_the_binary_oracle(metric):
     assert from_labels == pytest.approx(from_losses, rel=1e-12)
 
 
-@pytest.mark.parametrize("metric", [aurc, partial(aurc, estimator="log"), sele])
+@pytest.mark.parametrize("metric", [aurc, partial(aurc, aurc_estimator="log"), sele])
 def test_frequency_weights_near_the_float_limit(metric):
     """Weights of 1e300 give finite values without warnings; a total beyond the
     largest float64 is refused with a clear message."""
@@ -497,7 +500,7 @@ def test_e_aurc_is_exactly_zero_for_every_oracle_optimal_ranking(seed, estimator
         w[0] = 1.0
     # Any confidence that decreases with the loss, ties only within one loss.
     confidence = -losses * 100 + rng.integers(0, 3, n) * (seed % 3 != 0)
-    kwargs = {"loss": losses, "sample_weight": w, "estimator": estimator}
+    kwargs = {"loss": losses, "sample_weight": w, "aurc_estimator": estimator}
     assert e_aurc(None, None, confidence, **kwargs) == 0.0
     value = _quiet(naurc, None, None, confidence, **kwargs)
     single_loss = np.unique(losses if w is None else losses[w > 0]).shape[0] < 2
@@ -637,7 +640,7 @@ def test_aurc_summed_in_pieces_is_the_same(monkeypatch, estimator, weights):
         confidence,
         loss=losses,
         sample_weight=sample_weight,
-        estimator=estimator,
+        aurc_estimator=estimator,
     )
     monkeypatch.setattr(_core, "_AURC_PIECE", 7)
     pieces = aurc(
@@ -646,14 +649,14 @@ def test_aurc_summed_in_pieces_is_the_same(monkeypatch, estimator, weights):
         confidence,
         loss=losses,
         sample_weight=sample_weight,
-        estimator=estimator,
+        aurc_estimator=estimator,
     )
     assert pieces == pytest.approx(whole, rel=1e-14)
     # The unit-weight path without ties (above the harmonic table's size).
     monkeypatch.setattr(_core, "_TABLE_SIZE", 10)
     distinct = rng.permutation(n).astype(float)
-    expected = aurc(None, None, distinct, loss=losses, estimator=estimator)
+    expected = aurc(None, None, distinct, loss=losses, aurc_estimator=estimator)
     monkeypatch.setattr(_core, "_AURC_PIECE", 2**20)
     assert expected == pytest.approx(
-        aurc(None, None, distinct, loss=losses, estimator=estimator), rel=1e-14
+        aurc(None, None, distinct, loss=losses, aurc_estimator=estimator), rel=1e-14
     )

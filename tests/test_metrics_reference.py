@@ -80,7 +80,9 @@ def test_aurc_harmonic_equals_eq10(problem):
 def test_aurc_log_equals_eq18(problem):
     confidence, losses, w = problem
     expected = expectation_over_ties(aurc_log_eq18, confidence, losses, w)
-    got = aurc(None, None, confidence, loss=losses, sample_weight=w, estimator="log")
+    got = aurc(
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator="log"
+    )
     assert got == pytest.approx(expected, **TOL)
 
 
@@ -260,7 +262,9 @@ def test_aurc_larger_inputs_with_ties_and_weights(seed):
         confidence, w, lambda r, n: -math.log(1 - r / (n + 1))
     )
     expected = sum(alpha * w * losses) / total
-    got = aurc(None, None, confidence, loss=losses, sample_weight=w, estimator="log")
+    got = aurc(
+        None, None, confidence, loss=losses, sample_weight=w, aurc_estimator="log"
+    )
     assert got == pytest.approx(expected, rel=1e-11)
 
 

@@ -134,7 +134,7 @@ def test_unknown_loss_and_estimator_names():
     with pytest.raises(InvalidParameterError, match="loss"):
         aurc(Y_TRUE, Y_PRED, CONFIDENCE, loss="hinge")
     with pytest.raises(InvalidParameterError, match="estimator"):
-        aurc(Y_TRUE, Y_PRED, CONFIDENCE, estimator="midpoint")
+        aurc(Y_TRUE, Y_PRED, CONFIDENCE, aurc_estimator="midpoint")
 
 
 def test_uq_auc_needs_a_binary_loss():

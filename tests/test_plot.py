@@ -297,7 +297,7 @@ def test_keywords_follow_scikit_learn_displays(pyplot, data):
         model, X, y, aurc_estimator="log", despine=True
     )
     y_pred, confidence = model.predict(X), model.predict_proba(X).max(axis=1)
-    assert display.metric_value == aurc(y, y_pred, confidence, estimator="log")
+    assert display.metric_value == aurc(y, y_pred, confidence, aurc_estimator="log")
     assert not display.ax_.spines["top"].get_visible()
     assert not display.ax_.spines["right"].get_visible()
     with pytest.raises(ValueError, match="aurc_estimator"):

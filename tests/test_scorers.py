@@ -126,10 +126,10 @@ def test_working_point_factories(data):
     assert make_coverage_at_risk_scorer(0.05)(model, X_test, y_test) == (
         coverage_at_risk(y_test, y_pred, confidence, risk=0.05)
     )
-    scorer = make_selective_scorer("aurc", csf="negative_entropy", estimator="log")
+    scorer = make_selective_scorer("aurc", csf="negative_entropy", aurc_estimator="log")
     entropy = get_confidence_function("negative_entropy")(proba)
     assert scorer(model, X_test, y_test) == -aurc(
-        y_test, y_pred, entropy, estimator="log"
+        y_test, y_pred, entropy, aurc_estimator="log"
     )
     assert "make_selective_scorer(aurc" in repr(scorer)
 

@@ -61,6 +61,7 @@ CONCEPTS = {
     "name": {"label", "model_name", "estimator_name"},
     "plot_chance_level": {"plot_random", "plot_baseline"},
     "chance_level_kw": {"random_kw", "baseline_kw"},
+    "aurc_estimator": {"estimator_kind", "aurc_method", "weight_estimator"},
 }
 SYNONYM_OF = {syn: canon for canon, syns in CONCEPTS.items() for syn in syns}
 # (qualified name, parameter) pairs whose name is a synonym above but which mean
@@ -120,3 +121,21 @@ def test_one_name_per_concept(qualname):
         f"{qualname} names concepts differently from the rest of the package: "
         + ", ".join(f"{p!r} should be {c!r}" for p, c in wrong.items())
     )
+
+
+def test_estimator_means_a_scikit_learn_estimator():
+    """``estimator`` is a scikit-learn estimator everywhere; the AURC formula is
+    ``aurc_estimator`` (SPEC section 11)."""
+    formula = []
+    for qualname, obj in PUBLIC.items():
+        try:
+            parameters = inspect.signature(obj).parameters
+        except (TypeError, ValueError):  # pragma: no cover - builtins
+            continue
+        estimator = parameters.get("estimator")
+        if estimator is not None and isinstance(estimator.default, str):
+            formula.append(qualname)
+    assert formula == []
+    for name in ("aurc", "e_aurc", "naurc", "aurc_weights"):
+        parameters = inspect.signature(PUBLIC[f"sklearn_selective.metrics.{name}"])
+        assert parameters.parameters["aurc_estimator"].default == "harmonic"

@@ -66,15 +66,15 @@ labels : array-like of shape (n_classes,), default=None
     Class of each column of ``y_pred`` when it holds probabilities. Defaults to
     the sorted unique values of ``y_true``.
 """,
-    "estimator": """
-estimator : {"harmonic", "log"}, default="harmonic"
+    "aurc_estimator": """
+aurc_estimator : {"harmonic", "log"}, default="harmonic"
     Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
     ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly the
     classic empirical AURC, Eq. 10), ``"log"`` uses
     ``alpha_i = -ln(1 - r_i / (n + 1))`` (Eq. 18), which is never larger.
 """,
-    "estimator_with_trapezoid": """
-estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
+    "aurc_estimator_with_trapezoid": """
+aurc_estimator : {"harmonic", "log", "trapezoid"}, default="harmonic"
     Plug-in weight estimator of [AURC]: ``"harmonic"`` uses
     ``alpha_i = H_n - H_{n - r_i}`` (Eq. 13; without ties this is exactly
     the classic empirical AURC, Eq. 10), ``"log"`` uses

@@ -46,7 +46,7 @@ def aurc(
     loss="zero_one",
     sample_weight=None,
     labels=None,
-    estimator="harmonic",
+    aurc_estimator="harmonic",
     coverage_range=None,
     class_balanced=False,
 ):
@@ -74,7 +74,7 @@ def aurc(
 
     %(labels)s
 
-    %(estimator_with_trapezoid)s
+    %(aurc_estimator_with_trapezoid)s
 
     coverage_range : (float, float), default=None
         ``(low, high)`` with ``0 <= low <= high <= 1``: the area under the
@@ -104,7 +104,7 @@ def aurc(
         Whether the risk is the class-averaged error, the mean over the true
         classes of the selective risk within each class, as ``aurc_ba`` of
         the FD-Shifts code ([AUGRC]); a class without accepted sample counts
-        as risk 0 there. Needs ``y_true`` and ``estimator="trapezoid"``: a
+        as risk 0 there. Needs ``y_true`` and ``aurc_estimator="trapezoid"``: a
         class-averaged selective risk is not a weighted mean of per-sample
         losses, so the plug-in estimators do not extend to it.
 
@@ -138,7 +138,7 @@ def aurc(
     >>> confidence = [0.9, 0.8, 0.3, 0.8, 0.6]
     >>> round(aurc(y_true, y_pred, confidence), 4)
     0.2467
-    >>> round(aurc(y_true, y_pred, confidence, estimator="log"), 4)
+    >>> round(aurc(y_true, y_pred, confidence, aurc_estimator="log"), 4)
     0.2156
 
     Only per-sample losses are needed:
@@ -154,7 +154,7 @@ def aurc(
     (0.0833, 0.1633, 0.2467)
     """
     if (
-        estimator in AURC_OPTION_ESTIMATORS
+        aurc_estimator in AURC_OPTION_ESTIMATORS
         or coverage_range is not None
         or class_balanced
     ):
@@ -165,14 +165,14 @@ def aurc(
             loss=loss,
             sample_weight=sample_weight,
             labels=labels,
-            estimator=estimator,
+            aurc_estimator=aurc_estimator,
             coverage_range=coverage_range,
             class_balanced=class_balanced,
         )
     _, stats, _, _, exponent = _scaled_group_stats(
         y_true, y_pred, confidence, loss, sample_weight, labels, frequency_weights=True
     )
-    return float(times_power_of_two(aurc_from_stats(stats, estimator), exponent))
+    return float(times_power_of_two(aurc_from_stats(stats, aurc_estimator), exponent))
 
 
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -235,7 +235,14 @@ def sele(
 
 
 def _excess(
-    y_true, y_pred, confidence, loss, sample_weight, labels, estimator, normalise=True
+    y_true,
+    y_pred,
+    confidence,
+    loss,
+    sample_weight,
+    labels,
+    aurc_estimator,
+    normalise=True,
 ):
     """E-AURC and NAURC of the ranking, exactly 0 for an oracle-optimal one.
 
@@ -250,8 +257,8 @@ def _excess(
     binary = _is_zero_one(loss) and exponent == 0
     oracle = oracle_stats(losses, sample_weight, binary=binary)
     # As e_aurc_from_stats and naurc_from_stats, with each AURC computed once.
-    value = aurc_from_stats(stats, estimator)
-    oracle_value = aurc_from_stats(oracle, estimator)
+    value = aurc_from_stats(stats, aurc_estimator)
+    oracle_value = aurc_from_stats(oracle, aurc_estimator)
     excess = max(value - oracle_value, 0.0)
     # An optimal ranking leaves only a rounding residue; larger values are real.
     optimal = excess <= 2.0**-30 * oracle_value and is_oracle_order(
@@ -279,7 +286,7 @@ def e_aurc(
     loss="zero_one",
     sample_weight=None,
     labels=None,
-    estimator="harmonic",
+    aurc_estimator="harmonic",
     oracle="empirical",
 ):
     """Excess AURC: the AURC minus the AURC of the oracle ranking.
@@ -300,11 +307,11 @@ def e_aurc(
 
     %(labels)s
 
-    %(estimator_with_trapezoid)s
+    %(aurc_estimator_with_trapezoid)s
 
     oracle : {"empirical", "asymptotic"}, default="empirical"
         AURC subtracted. ``"empirical"``: the same estimator on the oracle
-        ranking (confidence ``-loss``; with ``estimator="trapezoid"``, tied
+        ranking (confidence ``-loss``; with ``aurc_estimator="trapezoid"``, tied
         losses form one curve point, where FD-Shifts gives them distinct
         confidences: the values agree when the losses are distinct).
         ``"asymptotic"``: the population AURC of a perfect ranking,
@@ -345,12 +352,12 @@ def e_aurc(
 
     >>> perfect = [0.9, 0.8, 0.1, 0.1, 0.8]
     >>> value = e_aurc(
-    ...     y_true, y_pred, perfect, estimator="trapezoid", oracle="asymptotic"
+    ...     y_true, y_pred, perfect, aurc_estimator="trapezoid", oracle="asymptotic"
     ... )
     >>> round(value, 4)
     -0.0135
     """
-    if estimator in AURC_OPTION_ESTIMATORS or oracle != "empirical":
+    if aurc_estimator in AURC_OPTION_ESTIMATORS or oracle != "empirical":
         return e_aurc_with_options(
             y_true,
             y_pred,
@@ -358,11 +365,11 @@ def e_aurc(
             loss=loss,
             sample_weight=sample_weight,
             labels=labels,
-            estimator=estimator,
+            aurc_estimator=aurc_estimator,
             oracle=oracle,
         )
     excess, _ = _excess(
-        y_true, y_pred, confidence, loss, sample_weight, labels, estimator, False
+        y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator, False
     )
     return excess
 
@@ -379,7 +386,7 @@ def naurc(
     loss="zero_one",
     sample_weight=None,
     labels=None,
-    estimator="harmonic",
+    aurc_estimator="harmonic",
 ):
     """Normalised AURC: ``(AURC - AURC*) / (R - AURC*)``.
 
@@ -387,7 +394,7 @@ def naurc(
     mean loss, which is the expected harmonic AURC of a random ranking ([AURC]
     Eq. 14). So 0 is a perfect ranking and, with the default harmonic
     estimator, 1 is the expected value of a random ranking, exactly (Cattelan
-    and Silva, as discussed in [AUGRC]). With ``estimator="log"`` it is not:
+    and Silva, as discussed in [AUGRC]). With ``aurc_estimator="log"`` it is not:
     the log weights average to less than 1, so a random ranking scores below 1
     on average (0.747 over all orders of the losses 0, 1, 0, 2.5, 1).
 
@@ -401,7 +408,7 @@ def naurc(
 
     %(labels)s
 
-    %(estimator)s
+    %(aurc_estimator)s
 
     Returns
     -------
@@ -428,7 +435,7 @@ def naurc(
     0.4321
     """
     _, value = _excess(
-        y_true, y_pred, confidence, loss, sample_weight, labels, estimator
+        y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator
     )
     if np.isnan(value):
         warnings.warn(

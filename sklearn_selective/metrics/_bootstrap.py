@@ -133,7 +133,7 @@ def bootstrap_metric(
 
     **metric_kwargs : dict
         Further keyword arguments of ``metric``, e.g. ``loss``, ``labels``,
-        ``estimator``, ``coverage`` or ``risk``. A ``loss`` given as an array
+        ``aurc_estimator``, ``coverage`` or ``risk``. A ``loss`` given as an array
         of per-sample losses is resampled with the samples; a callable
         ``loss`` must compute each sample's loss from that sample alone.
 

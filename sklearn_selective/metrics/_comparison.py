@@ -108,7 +108,7 @@ def compare_confidence_functions(
     %(labels)s
 
     **metric_kwargs : dict
-        Further keyword arguments of the metric: ``estimator`` of the AURC
+        Further keyword arguments of the metric: ``aurc_estimator`` of the AURC
         family, ``coverage`` or ``risk`` of the working points.
 
     Returns
@@ -330,7 +330,7 @@ def compare_systems(
     %(labels)s
 
     **metric_kwargs : dict
-        Further keyword arguments of the metric: ``estimator`` of the AURC
+        Further keyword arguments of the metric: ``aurc_estimator`` of the AURC
         family, ``coverage`` or ``risk`` of the working points.
 
     Returns

@@ -177,7 +177,7 @@ def _for_bootstrap(function, kwargs):
     options = {
         key: value
         for key, value in kwargs.items()
-        if key in _OPTION_KWARGS or (key == "estimator" and value == "trapezoid")
+        if key in _OPTION_KWARGS or (key == "aurc_estimator" and value == "trapezoid")
     }
     if not options:
         return function, kwargs
@@ -282,7 +282,7 @@ def metric_by_group(
         Source of the bootstrap resamples (one generator for all groups).
 
     **metric_kwargs : dict
-        Further keyword arguments of ``metric`` (``loss``, ``estimator``,
+        Further keyword arguments of ``metric`` (``loss``, ``aurc_estimator``,
         ``coverage``, ...). A per-sample ``loss`` array is split with the
         samples.
 

@@ -33,10 +33,10 @@ RISK_METRIC_CONSTRAINTS = {
     "sample_weight": ["array-like", None],
     "labels": ["array-like", None],
 }
-_ESTIMATOR_CONSTRAINT = {"estimator": [StrOptions(set(ALPHA_ESTIMATORS))]}
+_ESTIMATOR_CONSTRAINT = {"aurc_estimator": [StrOptions(set(ALPHA_ESTIMATORS))]}
 # Options of aurc/augrc/e_aurc computed in _area_options (never the defaults).
 _AREA_OPTION_CONSTRAINTS = {
-    "estimator": [StrOptions(set(ALPHA_ESTIMATORS) | AURC_OPTION_ESTIMATORS)],
+    "aurc_estimator": [StrOptions(set(ALPHA_ESTIMATORS) | AURC_OPTION_ESTIMATORS)],
     "coverage_range": ["array-like", None],
     "class_balanced": ["boolean"],
 }
@@ -44,7 +44,7 @@ _AUGRC_OPTION_CONSTRAINTS = {
     key: _AREA_OPTION_CONSTRAINTS[key] for key in ("coverage_range", "class_balanced")
 }
 _ORACLE_CONSTRAINT = {
-    "estimator": _AREA_OPTION_CONSTRAINTS["estimator"],
+    "aurc_estimator": _AREA_OPTION_CONSTRAINTS["aurc_estimator"],
     "oracle": [StrOptions(ORACLES)],
 }
 

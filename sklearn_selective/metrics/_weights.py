@@ -22,20 +22,20 @@ def _sele_alpha(below, upto, n):
     return (below + upto + 1.0) / (2.0 * n)
 
 
-def _position_value(position, n, estimator):
+def _position_value(position, n, aurc_estimator):
     """Weight at the single position ``position`` (the limit of an empty tie group)."""
     point = {
         "harmonic": lambda: digamma(n + 1.0) - digamma(n - position + 1.0),
         "log": lambda: -np.log1p(-position / (n + 1.0)),
         "sele": lambda: position / n,
     }
-    return point[estimator]()
+    return point[aurc_estimator]()
 
 
 WEIGHT_ESTIMATORS = {**ALPHA_ESTIMATORS, "sele": _sele_alpha}
 
 
-def group_alpha(stats, estimator):
+def group_alpha(stats, aurc_estimator):
     """Plug-in weight of every tie group (ascending confidence), shape ``(n_groups,)``.
 
     Groups of zero weight get the weight of the position they sit at, a finite
@@ -45,23 +45,23 @@ def group_alpha(stats, estimator):
     n = np.full(below.shape, upto[-1])
     alpha = np.empty(below.shape)
     wide = upto > below
-    alpha[wide] = WEIGHT_ESTIMATORS[estimator](below[wide], upto[wide], n[wide])
+    alpha[wide] = WEIGHT_ESTIMATORS[aurc_estimator](below[wide], upto[wide], n[wide])
     if not wide.all():
         empty = ~wide
-        alpha[empty] = _position_value(below[empty], n[empty], estimator)
+        alpha[empty] = _position_value(below[empty], n[empty], aurc_estimator)
     return alpha
 
 
 @validate_params(
     {
         "confidence": ["array-like"],
-        "estimator": [StrOptions(set(WEIGHT_ESTIMATORS))],
+        "aurc_estimator": [StrOptions(set(WEIGHT_ESTIMATORS))],
         "sample_weight": ["array-like", None],
     },
     prefer_skip_nested_validation=True,
 )
 @fill_doc
-def aurc_weights(confidence, *, estimator="harmonic", sample_weight=None):
+def aurc_weights(confidence, *, aurc_estimator="harmonic", sample_weight=None):
     """Per-sample plug-in weights ``alpha_i`` of the finite-sample AURC estimators.
 
     The plug-in estimators of [AURC] are weighted means of the per-sample
@@ -80,8 +80,8 @@ def aurc_weights(confidence, *, estimator="harmonic", sample_weight=None):
     - ``"sele"``: ``alpha_i = r_i / n``, the weights of the SELE score
       (Eq. 32-33), so that ``sele == mean(alpha * l)``.
 
-    So ``aurc(None, None, confidence, loss=l, estimator=e)`` equals
-    ``numpy.average(aurc_weights(confidence, estimator=e) * l,
+    So ``aurc(None, None, confidence, loss=l, aurc_estimator=e)`` equals
+    ``numpy.average(aurc_weights(confidence, aurc_estimator=e) * l,
     weights=sample_weight)`` for every loss ``l``. The weights do not depend on
     the losses: used as sample weights of a training loss with the ranking held
     fixed, the weighted loss of a batch is its plug-in AURC estimate ([AURC],
@@ -92,7 +92,7 @@ def aurc_weights(confidence, *, estimator="harmonic", sample_weight=None):
     confidence : array-like of shape (n_samples,)
         Confidence score of each sample; higher means more confident.
 
-    estimator : {"harmonic", "log", "sele"}, default="harmonic"
+    aurc_estimator : {"harmonic", "log", "sele"}, default="harmonic"
         Which estimator's weights: see above.
 
     %(sample_weight_frequency)s
@@ -108,7 +108,7 @@ def aurc_weights(confidence, *, estimator="harmonic", sample_weight=None):
     See Also
     --------
     aurc : The plug-in AURC estimate ``mean(alpha * l)``.
-    sele : The SELE score, the weighted mean with ``estimator="sele"``.
+    sele : The SELE score, the weighted mean with ``aurc_estimator="sele"``.
 
     Notes
     -----
@@ -139,4 +139,4 @@ def aurc_weights(confidence, *, estimator="harmonic", sample_weight=None):
     sample_weight = _check_sample_weight(sample_weight, confidence.shape[0])
     groups = group_ties(confidence)
     stats = GroupStats(groups.weight(sample_weight), np.zeros(groups.n_groups))
-    return group_alpha(stats, estimator)[groups.group_index]
+    return group_alpha(stats, aurc_estimator)[groups.group_index]

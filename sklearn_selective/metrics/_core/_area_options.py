@@ -38,7 +38,7 @@ def uses_area_options(metric_kwargs):
         metric_kwargs.get("coverage_range") is not None
         or bool(metric_kwargs.get("class_balanced", False))
         or metric_kwargs.get("oracle", "empirical") != "empirical"
-        or metric_kwargs.get("estimator") in AURC_OPTION_ESTIMATORS
+        or metric_kwargs.get("aurc_estimator") in AURC_OPTION_ESTIMATORS
     )
 
 
@@ -74,12 +74,12 @@ def _validated(y_true, y_pred, confidence, loss, sample_weight, labels):
     )
 
 
-def _aurc_value(stats, estimator, low, high):
-    if estimator == "trapezoid":
+def _aurc_value(stats, aurc_estimator, low, high):
+    if aurc_estimator == "trapezoid":
         return float(trapezoid_aurc_from_stats(stats, (low, high)))
     if (low, high) == (0.0, 1.0):
-        return float(aurc_from_stats(stats, estimator))
-    return float(partial_aurc_from_stats(stats, estimator, (low, high)))
+        return float(aurc_from_stats(stats, aurc_estimator))
+    return float(partial_aurc_from_stats(stats, aurc_estimator, (low, high)))
 
 
 def aurc_with_options(
@@ -90,22 +90,23 @@ def aurc_with_options(
     loss,
     sample_weight,
     labels,
-    estimator,
+    aurc_estimator,
     coverage_range,
     class_balanced,
 ):
-    """``aurc`` with ``estimator="trapezoid"``, a coverage range or class balance."""
+    """``aurc`` with ``aurc_estimator="trapezoid"``, a coverage range or class
+    balance."""
     low, high = check_coverage_range(coverage_range)
     confidence, losses, sample_weight = _validated(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
     if class_balanced:
-        if estimator != "trapezoid":
+        if aurc_estimator != "trapezoid":
             raise ValueError(
                 "class_balanced=True is the area under the class-averaged selective "
                 "risk curve (FD-Shifts aurc_ba), which is not a weighted mean of "
                 "per-sample losses like the plug-in estimators: pass "
-                "estimator='trapezoid'."
+                "aurc_estimator='trapezoid'."
             )
         weight, risk = balanced_selective_risk(
             y_true, confidence, losses, sample_weight
@@ -113,7 +114,7 @@ def aurc_with_options(
         start = step_start(risk, weight)
         return float(linear_segments_area(weight, start, risk, (low, high)))
     stats = GroupStats.from_samples(group_ties(confidence), losses, sample_weight)
-    return _aurc_value(stats, estimator, low, high)
+    return _aurc_value(stats, aurc_estimator, low, high)
 
 
 def augrc_with_options(
@@ -149,14 +150,16 @@ def asymptotic_oracle(losses, sample_weight):
 
 
 def e_aurc_with_options(
-    y_true, y_pred, confidence, *, loss, sample_weight, labels, estimator, oracle
+    y_true, y_pred, confidence, *, loss, sample_weight, labels, aurc_estimator, oracle
 ):
-    """``e_aurc`` with ``estimator="trapezoid"`` or ``oracle="asymptotic"``."""
+    """``e_aurc`` with ``aurc_estimator="trapezoid"`` or ``oracle="asymptotic"``."""
     confidence, losses, sample_weight = _validated(
         y_true, y_pred, confidence, loss, sample_weight, labels
     )
     stats = GroupStats.from_samples(group_ties(confidence), losses, sample_weight)
-    value = _aurc_value(stats, estimator, 0.0, 1.0)
+    value = _aurc_value(stats, aurc_estimator, 0.0, 1.0)
     if oracle == "asymptotic":
         return value - asymptotic_oracle(losses, sample_weight)
-    return value - _aurc_value(oracle_stats(losses, sample_weight), estimator, 0.0, 1.0)
+    return value - _aurc_value(
+        oracle_stats(losses, sample_weight), aurc_estimator, 0.0, 1.0
+    )

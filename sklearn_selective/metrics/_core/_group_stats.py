@@ -197,10 +197,10 @@ def rescaled_stats(stats, scale_weight=True):
     return scaled, loss_exp - weight_exp
 
 
-def aurc_from_stats(stats, estimator="harmonic"):
+def aurc_from_stats(stats, aurc_estimator="harmonic"):
     """Plug-in AURC ``(1/n) sum_i alpha_i l_i`` ([AURC] Eq. 11, 13, 18)."""
     stats, exponent = rescaled_stats(stats, scale_weight=False)
-    alpha_function = ALPHA_ESTIMATORS[estimator]
+    alpha_function = ALPHA_ESTIMATORS[aurc_estimator]
     if stats.loss.ndim == 1:
         return times_power_of_two(_aurc_1d(stats, alpha_function), exponent)
     below, upto = stats.bounds
@@ -454,13 +454,15 @@ def _binary_oracle_stats(losses, sample_weight, failures):
     return GroupStats(np.array([failed, succeeded]), np.array([failed, 0.0]))
 
 
-def e_aurc_from_stats(stats, oracle, estimator="harmonic"):
+def e_aurc_from_stats(stats, oracle, aurc_estimator="harmonic"):
     """AURC minus the oracle's AURC, clipped at 0 against rounding; batched."""
-    excess = aurc_from_stats(stats, estimator) - aurc_from_stats(oracle, estimator)
+    excess = aurc_from_stats(stats, aurc_estimator) - aurc_from_stats(
+        oracle, aurc_estimator
+    )
     return np.maximum(excess, 0.0)
 
 
-def naurc_from_stats(stats, oracle, estimator="harmonic"):
+def naurc_from_stats(stats, oracle, aurc_estimator="harmonic"):
     """E-AURC over (random AURC - oracle AURC); ``nan`` where undefined; batched.
 
     The denominator is zero exactly when every sample has the same loss; it can
@@ -473,8 +475,10 @@ def naurc_from_stats(stats, oracle, estimator="harmonic"):
     if np.any(exponent):
         stats = GroupStats(stats.weight, np.ldexp(stats.loss, -exponent))
         oracle = GroupStats(oracle.weight, np.ldexp(oracle.loss, -exponent))
-    oracle_value = aurc_from_stats(oracle, estimator)
-    return naurc_from_values(aurc_from_stats(stats, estimator), oracle_value, oracle)
+    oracle_value = aurc_from_stats(oracle, aurc_estimator)
+    return naurc_from_values(
+        aurc_from_stats(stats, aurc_estimator), oracle_value, oracle
+    )
 
 
 def naurc_from_values(value, oracle_value, oracle):

@@ -148,9 +148,9 @@ class _Aurc:
     """AURC of resamples of total weight ``n`` (the bootstrap's); the others
     (the jackknife's) are recomputed by the weighted path."""
 
-    def __init__(self, block, estimator):
-        self.block, self.estimator = block, estimator
-        tables = _aurc_tables(block.resampler, estimator)
+    def __init__(self, block, aurc_estimator):
+        self.block, self.aurc_estimator = block, aurc_estimator
+        tables = _aurc_tables(block.resampler, aurc_estimator)
         self.means, self.running, self.errors = tables
         self.size = self.running.shape[0]
         self.value = np.zeros(block.rows)
@@ -183,7 +183,7 @@ class _Aurc:
             other = self.block.total != n_samples
             if other.any():
                 value[other] = self.block.resampler.weighted_aurc(
-                    self.block.counts[other], self.estimator
+                    self.block.counts[other], self.aurc_estimator
                 )
             self._result = value
         return self._result.copy()
@@ -272,26 +272,26 @@ class _CoverageAtRisk:
 # --------------------------------------------------------------------------------------
 # Metrics: the accumulator each needs (several metrics may share one) and its result.
 # --------------------------------------------------------------------------------------
-def _aurc_plan(estimator="harmonic"):
-    return (_Aurc, estimator), lambda block, aurc: aurc.result()
+def _aurc_plan(aurc_estimator="harmonic"):
+    return (_Aurc, aurc_estimator), lambda block, aurc: aurc.result()
 
 
-def _e_aurc_plan(estimator="harmonic"):
+def _e_aurc_plan(aurc_estimator="harmonic"):
     def result(block, aurc):
         # e_aurc_from_stats's excess over the oracle, clipped at 0 against rounding.
-        oracle = aurc_from_stats(block.oracle, estimator)
+        oracle = aurc_from_stats(block.oracle, aurc_estimator)
         return np.maximum(aurc.result() - oracle, 0.0)
 
-    return (_Aurc, estimator), result
+    return (_Aurc, aurc_estimator), result
 
 
-def _naurc_plan(estimator="harmonic"):
+def _naurc_plan(aurc_estimator="harmonic"):
     def result(block, aurc):
         oracle = block.oracle
-        oracle_value = aurc_from_stats(oracle, estimator)
+        oracle_value = aurc_from_stats(oracle, aurc_estimator)
         return naurc_from_values(aurc.result(), oracle_value, oracle)
 
-    return (_Aurc, estimator), result
+    return (_Aurc, aurc_estimator), result
 
 
 def _accumulated(accumulator, parameter):
@@ -328,7 +328,7 @@ def integer_values(resampler, sorted_counts, metrics):
     return [result(block, accumulators[key]) for key, result in plans]
 
 
-def _aurc_tables(resampler, estimator):
+def _aurc_tables(resampler, aurc_estimator):
     """``(M, P, E)`` for resamples of total weight ``n``, cached on the resampler.
 
     ``alpha(r)`` is the AURC weight of the position ``r = 1 .. n``, as ``_core``
@@ -338,12 +338,12 @@ def _aurc_tables(resampler, estimator):
     accumulated rounding errors (each step's error is exact, Knuth's TwoSum), so
     the sum over any range of positions is ``(P[b] - P[a]) + (E[b] - E[a])``.
     """
-    key = ("aurc", estimator)
+    key = ("aurc", aurc_estimator)
     if key not in resampler.tables:
         n = resampler.losses.shape[0]
         positions = np.arange(n + 1, dtype=np.float64)
         table = np.zeros(n + 1)
-        table[1:] = ALPHA_ESTIMATORS[estimator](
+        table[1:] = ALPHA_ESTIMATORS[aurc_estimator](
             positions[:-1], positions[1:], np.full(n, float(n))
         )
         means = np.zeros((_SUM_WIDTH + 1, n + 1))

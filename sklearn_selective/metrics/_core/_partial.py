@@ -54,7 +54,7 @@ def _log_tail(n, cut, on_grid):
 _TAILS = {"harmonic": _harmonic_tail, "log": _log_tail}
 
 
-def _cut_alpha(below, upto, n, cut, estimator):
+def _cut_alpha(below, upto, n, cut, aurc_estimator):
     """Mean over a group's positions of ``F(n) - F(max(cut, m))``, ``m = n - r``.
 
     The positions ``r`` in ``(below, upto]`` have ``m`` in ``[n - upto, n - below)``;
@@ -67,15 +67,17 @@ def _cut_alpha(below, upto, n, cut, estimator):
     partly = count > 0
     # A group's positions are on the grid n - j when its upper bound is an integer.
     on_grid = upto[partly] == np.floor(upto[partly])
-    result[partly] = count[partly] * _TAILS[estimator](n[partly], cut[partly], on_grid)
+    result[partly] = count[partly] * _TAILS[aurc_estimator](
+        n[partly], cut[partly], on_grid
+    )
     rest = count < width
-    result[rest] += (width[rest] - count[rest]) * ALPHA_ESTIMATORS[estimator](
+    result[rest] += (width[rest] - count[rest]) * ALPHA_ESTIMATORS[aurc_estimator](
         below[rest], upto[rest] - count[rest], n[rest]
     )
     return result / width
 
 
-def partial_aurc_from_stats(stats, estimator, coverage_range):
+def partial_aurc_from_stats(stats, aurc_estimator, coverage_range):
     """Plug-in AURC restricted to ``coverage_range`` (see the module docstring).
 
     Batched over the leading axes of ``stats``, like the functions of ``_core``.
@@ -86,8 +88,8 @@ def partial_aurc_from_stats(stats, estimator, coverage_range):
     carry = (stats.loss > 0) & (stats.weight > 0)
     b, u, m = below[carry], upto[carry], n[carry]
     alpha = np.zeros(stats.loss.shape)
-    alpha[carry] = _cut_alpha(b, u, m, low * m, estimator) - _cut_alpha(
-        b, u, m, high * m, estimator
+    alpha[carry] = _cut_alpha(b, u, m, low * m, aurc_estimator) - _cut_alpha(
+        b, u, m, high * m, aurc_estimator
     )
     return (alpha * stats.loss).sum(axis=-1) / upto[..., -1]
 

@@ -63,7 +63,7 @@ def curve_data(confidence, losses, sample_weight, *, kind, aurc_estimator):
     oracle_coverage, oracle_risk, _ = curve(
         None, None, -losses, loss=losses, sample_weight=sample_weight
     )
-    metric_kwargs = {"estimator": aurc_estimator} if kind == "selective" else {}
+    metric_kwargs = {"aurc_estimator": aurc_estimator} if kind == "selective" else {}
     try:
         value = metric(
             None,
@@ -74,9 +74,7 @@ def curve_data(confidence, losses, sample_weight, *, kind, aurc_estimator):
             **metric_kwargs,
         )
     except InvalidParameterError as error:
-        raise ValueError(
-            str(error).replace("'estimator' parameter", "'aurc_estimator'")
-        ) from None
+        raise ValueError(str(error)) from None
     return {
         "coverage": coverage,
         "risk": risk,

@@ -146,11 +146,11 @@ class _RiskResampler:
         weight = weight.reshape(rows, n_groups)
         return GroupStats(weight, weight * -groups.values)
 
-    def weighted_aurc(self, sorted_counts, estimator="harmonic"):
+    def weighted_aurc(self, sorted_counts, aurc_estimator="harmonic"):
         """AURC by the chunked sums: ``(1/n) sum_i alpha_i l_i``, the function
         returning the chunk's sum over ``n``."""
         value, total, _ = self.sums(
-            sorted_counts, partial(aurc_from_stats, estimator=estimator), 1
+            sorted_counts, partial(aurc_from_stats, aurc_estimator=aurc_estimator), 1
         )
         return value / total
 
@@ -260,17 +260,17 @@ def _weighted_uq_auc(resampler, sorted_counts):
     return uq_auc_from_sums(numerator, total, failures, correct)
 
 
-def _weighted_e_aurc(resampler, sorted_counts, estimator="harmonic"):
+def _weighted_e_aurc(resampler, sorted_counts, aurc_estimator="harmonic"):
     # e_aurc_from_stats's excess over the oracle, clipped at 0 against rounding.
-    oracle = aurc_from_stats(resampler.oracle_totals(sorted_counts), estimator)
-    value = resampler.weighted_aurc(sorted_counts, estimator)
+    oracle = aurc_from_stats(resampler.oracle_totals(sorted_counts), aurc_estimator)
+    value = resampler.weighted_aurc(sorted_counts, aurc_estimator)
     return np.maximum(value - oracle, 0.0)
 
 
-def _weighted_naurc(resampler, sorted_counts, estimator="harmonic"):
-    value = resampler.weighted_aurc(sorted_counts, estimator)
+def _weighted_naurc(resampler, sorted_counts, aurc_estimator="harmonic"):
+    value = resampler.weighted_aurc(sorted_counts, aurc_estimator)
     oracle = resampler.oracle_totals(sorted_counts)
-    return naurc_from_values(value, aurc_from_stats(oracle, estimator), oracle)
+    return naurc_from_values(value, aurc_from_stats(oracle, aurc_estimator), oracle)
 
 
 def _weighted_risk_at_coverage(resampler, sorted_counts, coverage):
