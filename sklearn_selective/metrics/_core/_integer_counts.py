@@ -10,7 +10,7 @@ handed to the accumulators the metrics need (``INTEGER_PLANS``: e_aurc and
 naurc share aurc's, uq_auc augrc's), so that several metrics of the same data
 share that work. The AURC weight of a group (the mean of its positions'
 weights, [AURC] Eq. 11-13, 18) is read from tables: the values are ``_core``'s,
-to rounding (tests/test_bootstrap.py).
+to rounding (tests/metrics/test_bootstrap.py).
 """
 
 from functools import cached_property

@@ -8,15 +8,15 @@ from functools import partial
 
 import numpy as np
 import pytest
+from api.test_public_functions import (
+    test_function_param_validation as check_param_validation,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import wilcoxon
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import InvalidParameterError
-from test_public_functions import (
-    test_function_param_validation as check_param_validation,
-)
 
 from sklearn_selective.metrics import (
     augrc,

@@ -10,7 +10,7 @@ stdout and no traceback; the default and other valid values give exit status 0.
 A new option whose type or choices say what it takes is swept without editing
 this file; ``test_every_option_is_known`` fails for one that does not.
 
-The files are swept in ``test_cli_file_sweep.py``. ``main`` runs in-process
+The files are swept in ``test_files_sweep.py``. ``main`` runs in-process
 (capsys), so the sweep takes seconds.
 """
 

@@ -27,7 +27,7 @@ from sklearn_selective.confidence import (
 )
 from sklearn_selective.metrics import augrc, aurc, e_aurc, uq_c_index
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*args, cwd=None):

@@ -6,6 +6,9 @@ from functools import partial
 
 import numpy as np
 import pytest
+from api.test_public_functions import (
+    test_function_param_validation as check_param_validation,
+)
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -13,9 +16,6 @@ from scipy.special import ndtr
 from scipy.stats import binom, bootstrap
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils._param_validation import InvalidParameterError
-from test_public_functions import (
-    test_function_param_validation as check_param_validation,
-)
 
 from sklearn_selective._utils import _draws
 from sklearn_selective.metrics import (

@@ -1,6 +1,6 @@
 """Internals of the fast paths of small calls: the quick parameter check and the
 unit weights. (The metrics' values on those paths are checked against the
-general path in test_metrics_properties.py.)"""
+general path in metrics/test_properties.py.)"""
 
 import math
 from numbers import Integral, Real

@@ -133,8 +133,8 @@ def test_invalid_parameters_name_the_argument(params, message):
 
 @pytest.mark.parametrize("func", [make_gaussian_mixture_uq, uq_ground_truth])
 def test_param_validation_like_every_public_function(func):
-    # The sweep of tests/test_public_functions.py, applied to this subpackage.
-    from test_public_functions import test_function_param_validation
+    # The sweep of tests/api/test_public_functions.py, applied to this subpackage.
+    from api.test_public_functions import test_function_param_validation
 
     test_function_param_validation(f"sklearn_selective.datasets.{func.__name__}", func)
 
