@@ -16,7 +16,7 @@ from .._utils._sklearn import HasMethods, Interval, StrOptions, fit_context, num
 from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
 from ._methods import METHODS, ModelOutputs, estimates_for_rows
-from ._monitoring_result import MonitoringResult
+from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
 
 _DEFAULT_METHOD = "calibrated_ac"
 _BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
@@ -407,7 +407,7 @@ default="calibrated_ac"
         n_samples = outputs.score.shape[0]
         chunks = make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq)
         n_chunks = len(chunks.members)
-        values = {name: np.full(n_chunks, np.nan) for name in _RESULT_ARRAYS}
+        values = {name: np.full(n_chunks, np.nan) for name in RESULT_ARRAYS}
         bands = np.full((n_chunks, 2, 2), np.nan)
         reasons = np.full(n_chunks, "", dtype=object)
         sizes = np.array([len(m) for m in chunks.members])
@@ -481,14 +481,3 @@ default="calibrated_ac"
                 UndefinedMetricWarning,
                 stacklevel=3,
             )
-
-
-_RESULT_ARRAYS = (
-    "coverage",
-    "accuracy",
-    "accuracy_lower",
-    "accuracy_upper",
-    "selective_accuracy",
-    "selective_accuracy_lower",
-    "selective_accuracy_upper",
-)

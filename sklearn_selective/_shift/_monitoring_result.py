@@ -5,10 +5,8 @@ import dataclasses
 import numpy as np
 from sklearn.utils import column_or_1d
 
-FRAME_COLUMNS = (
-    "start",
-    "stop",
-    "n_samples",
+# The estimated arrays of a result, one value per chunk (NaN where undefined).
+RESULT_ARRAYS = (
     "coverage",
     "accuracy",
     "accuracy_lower",
@@ -16,8 +14,8 @@ FRAME_COLUMNS = (
     "selective_accuracy",
     "selective_accuracy_lower",
     "selective_accuracy_upper",
-    "alert",
 )
+FRAME_COLUMNS = ("start", "stop", "n_samples", *RESULT_ARRAYS, "alert")
 
 
 @dataclasses.dataclass(repr=False, eq=False)

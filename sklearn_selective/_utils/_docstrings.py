@@ -99,6 +99,29 @@ of the tied samples, so the result never depends on the input order.
    "Overcoming Common Flaws in the Evaluation of Selective Classification
    Systems." NeurIPS 2024.
 """,
+    "resampled_metric": """
+metric : str or callable
+    One of this package's metrics, by name (``"aurc"``, ``"augrc"``,
+    ``"e_aurc"``, ``"naurc"``, ``"sele"``, ``"uq_auc"``,
+    ``"uq_c_index"``, ``"selective_risk_at_coverage"``,
+    ``"coverage_at_risk"``) or as the function itself, or any callable
+    ``metric(y_true, y_pred, confidence, **metric_kwargs) -> float``
+    (called with ``sample_weight=`` too when weights are given).
+""",
+    "comparison_resampling": """
+n_resamples : int, default=500
+    Number of paired bootstrap resamples ([AUGRC] uses 500).
+
+alpha : float in (0, 1), default=0.05
+    Family-wise significance level of the Holm-adjusted tests; the
+    confidence intervals have level ``1 - alpha``.
+
+random_state : int, RandomState instance, Generator or None, default=None
+    Source of the resamples; see :func:`bootstrap_metric`.
+
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative sample weights, kept by every resampled sample.
+""",
     "ref_uq": """
 .. [UQ] Pignet, Regniez and Klein. "Legitimate ground-truth-free metrics for
    deep uncertainty classification scoring."

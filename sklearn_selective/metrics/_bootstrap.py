@@ -80,13 +80,7 @@ def bootstrap_metric(
 
     Parameters
     ----------
-    metric : str or callable
-        One of this package's metrics, by name (``"aurc"``, ``"augrc"``,
-        ``"e_aurc"``, ``"naurc"``, ``"sele"``, ``"uq_auc"``,
-        ``"uq_c_index"``, ``"selective_risk_at_coverage"``,
-        ``"coverage_at_risk"``) or as the function itself, or any callable
-        ``metric(y_true, y_pred, confidence, **metric_kwargs) -> float``
-        (called with ``sample_weight=`` too when weights are given).
+    %(resampled_metric)s
 
     y_true : array-like of shape (n_samples,) or None
         True labels. May be None when ``loss`` is an array of per-sample losses.

@@ -88,18 +88,7 @@ def compare_confidence_functions(
         ``"selective_risk_at_coverage"`` (lower is better), or ``"uq_auc"``,
         ``"uq_c_index"``, ``"coverage_at_risk"`` (higher is better).
 
-    n_resamples : int, default=500
-        Number of paired bootstrap resamples ([AUGRC] uses 500).
-
-    alpha : float in (0, 1), default=0.05
-        Family-wise significance level of the Holm-adjusted tests; the
-        confidence intervals have level ``1 - alpha``.
-
-    random_state : int, RandomState instance, Generator or None, default=None
-        Source of the resamples; see :func:`bootstrap_metric`.
-
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights, kept by every resampled sample.
+    %(comparison_resampling)s
 
     %(loss)s
 
@@ -309,18 +298,7 @@ def compare_systems(
         One of this package's scalar metrics, by name or as the function; see
         :func:`compare_confidence_functions`.
 
-    n_resamples : int, default=500
-        Number of paired bootstrap resamples ([AUGRC] uses 500).
-
-    alpha : float in (0, 1), default=0.05
-        Family-wise significance level of the Holm-adjusted tests; the
-        confidence intervals have level ``1 - alpha``.
-
-    random_state : int, RandomState instance, Generator or None, default=None
-        Source of the resamples; see :func:`bootstrap_metric`.
-
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights, kept by every resampled sample.
+    %(comparison_resampling)s
 
     loss : {"zero_one", "log_loss", "brier"} or callable, default="zero_one"
         Per-sample loss of each run's predictions, as in :func:`augrc`

@@ -8,6 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
 from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
@@ -210,6 +211,7 @@ def _worst(values, greater_is_better, labels):
     },
     prefer_skip_nested_validation=False,  # the metric validates its own kwargs
 )
+@fill_doc
 def metric_by_group(
     metric,
     y_true,
@@ -241,13 +243,7 @@ def metric_by_group(
 
     Parameters
     ----------
-    metric : str or callable
-        One of this package's metrics, by name (``"aurc"``, ``"augrc"``,
-        ``"e_aurc"``, ``"naurc"``, ``"sele"``, ``"uq_auc"``,
-        ``"uq_c_index"``, ``"selective_risk_at_coverage"``,
-        ``"coverage_at_risk"``) or as the function itself, or any callable
-        ``metric(y_true, y_pred, confidence, **metric_kwargs) -> float``
-        (called with ``sample_weight=`` too when weights are given).
+    %(resampled_metric)s
 
     y_true : array-like of shape (n_samples,) or None
         True labels. May be None when ``metric_kwargs`` holds a ``loss``
