@@ -35,7 +35,7 @@ class MetricSpec(NamedTuple):
 
 _NAMED = {
     "aurc": MetricSpec("AURC (harmonic)", aurc, {}, "lower"),
-    "aurc_log": MetricSpec("AURC (log)", aurc, {"estimator": "log"}, "lower"),
+    "aurc_log": MetricSpec("AURC (log)", aurc, {"aurc_estimator": "log"}, "lower"),
     "sele": MetricSpec("SELE", sele, {}, "lower"),
     "e_aurc": MetricSpec("E-AURC", e_aurc, {}, "lower"),
     "naurc": MetricSpec("NAURC", naurc, {}, "lower"),
