@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import rankdata
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import roc_auc_score
 
 from sklearn_selective.metrics import (
     augrc,
@@ -175,48 +174,6 @@ def test_augrc_random_and_perfect_reference_values(n):
     assert augrc(None, None, -failures, loss=failures) == pytest.approx(
         (1 - accuracy) ** 2 / 2
     )
-
-
-@given(samples(min_n=2, binary=True))
-def test_uq_auc_equals_roc_auc_score(problem):
-    confidence, failures = problem
-    w = np.linspace(0.5, 2, confidence.shape[0])
-    if np.unique(failures).shape[0] < 2:
-        return
-    expected = roc_auc_score(failures == 0, confidence, sample_weight=w)
-    got = uq_auc(None, None, confidence, loss=failures, sample_weight=w)
-    assert got == pytest.approx(expected, rel=1e-12)
-
-
-def test_uq_auc_warns_when_undefined():
-    with pytest.warns(UndefinedMetricWarning, match="uq_auc is undefined"):
-        assert math.isnan(uq_auc([1, 2], [1, 2], [0.3, 0.4]))
-
-
-def test_uq_c_index_of_the_oracle_is_one_and_reversed_is_zero():
-    rng = np.random.default_rng(0)
-    y_proba = rng.dirichlet(np.ones(4), 50)
-    y_true = rng.integers(0, 4, 50)
-    gap = 1 - y_proba[np.arange(50), y_true]
-    assert uq_c_index(y_true, y_proba, -gap, labels=range(4)) == pytest.approx(1.0)
-    assert uq_c_index(y_true, y_proba, gap, labels=range(4)) == pytest.approx(0.0)
-    with pytest.warns(UndefinedMetricWarning, match="uq_c_index is undefined"):
-        uq_c_index([0, 0], [[0.5, 0.5], [0.5, 0.5]], [0.1, 0.2], labels=[0, 1])
-
-
-def test_working_points_on_the_curve():
-    rng = np.random.default_rng(3)
-    confidence = rng.integers(0, 10, 200).astype(float)
-    losses = (rng.random(200) < 0.3).astype(float)
-    coverage, risk, _ = risk_coverage_curve(None, None, confidence, loss=losses)
-    for c, r in zip(coverage, risk, strict=True):
-        assert selective_risk_at_coverage(
-            None, None, confidence, coverage=c, loss=losses
-        ) == pytest.approx(r, rel=1e-12)
-        assert (
-            coverage_at_risk(None, None, confidence, risk=r, loss=losses) >= c - 1e-12
-        )
-    assert coverage_at_risk(None, None, confidence, risk=1.0, loss=losses) == 1.0
 
 
 # ------------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Every metric against a slow, direct transcription of the paper's formula."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -16,10 +15,6 @@ from _reference import (
     n_tie_orderings,
     oracle_aurc_eq10,
     sele_eq32,
-    selective_risk_at_coverages,
-    selective_risk_top,
-    uq_auc_pairs,
-    uq_c_index_pairs,
 )
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
@@ -28,15 +23,11 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn_selective.metrics import (
     augrc,
     aurc,
-    coverage_at_risk,
     e_aurc,
     generalized_risk_coverage_curve,
     naurc,
     risk_coverage_curve,
     sele,
-    selective_risk_at_coverage,
-    uq_auc,
-    uq_c_index,
 )
 
 TOL = {"rel": 1e-12, "abs": 1e-12}
@@ -139,48 +130,6 @@ def test_naurc_equals_normalised_excess(problem):
     assert got == pytest.approx(expected, **TOL)
 
 
-@given(problems())
-def test_selective_risk_at_coverage_equals_top_m_mean(problem):
-    confidence, losses, w = problem
-    expanded, _ = expand(confidence, losses, w)
-    n = expanded.shape[0]
-    for m in range(1, n + 1):
-        expected = expectation_over_ties(
-            lambda ordered, m=m: selective_risk_top(ordered, m), confidence, losses, w
-        )
-        got = selective_risk_at_coverage(
-            None, None, confidence, coverage=m / n, loss=losses, sample_weight=w
-        )
-        assert got == pytest.approx(expected, **TOL)
-
-
-def _brute_force_coverage_at_risk(confidence, losses, w, risk, n_grid=4001):
-    # A feasible set can be a single point at a tie-group boundary: add those.
-    w_ = np.ones(len(confidence)) if w is None else w
-    order = np.argsort(-confidence)
-    boundaries = np.cumsum(w_[order]) / w_.sum()
-    grid = np.union1d(np.linspace(0.0, 1.0, n_grid)[1:], boundaries[boundaries > 0])
-    risks = selective_risk_at_coverages(confidence, losses, w, grid)
-    feasible = grid[risks <= risk + 1e-12]
-    return feasible.max() if feasible.size else 0.0
-
-
-@given(problems(binary=True), st.sampled_from([0.0, 0.1, 0.25, 1 / 3, 0.5, 1.0]))
-def test_coverage_at_risk_is_the_largest_feasible_coverage(problem, risk):
-    confidence, losses, w = problem
-    got = coverage_at_risk(
-        None, None, confidence, risk=risk, loss=losses, sample_weight=w
-    )
-    grid_best = _brute_force_coverage_at_risk(confidence, losses, w, risk)
-    # The grid has step 1/4000: the exact answer is at most one step above it.
-    assert grid_best - 1e-12 <= got <= grid_best + 1 / 4000 + 1e-12
-    if got > 0:
-        at_answer = selective_risk_at_coverage(
-            None, None, confidence, coverage=got, loss=losses, sample_weight=w
-        )
-        assert at_answer <= risk + 1e-12
-
-
 @given(problems(max_n=8, max_orderings=10**9))
 def test_curves_equal_direct_definition(problem):
     confidence, losses, w = problem
@@ -195,44 +144,6 @@ def test_curves_equal_direct_definition(problem):
         None, None, confidence, loss=losses, sample_weight=w
     )
     np.testing.assert_allclose(got[1], generalized, rtol=1e-12, atol=1e-12)
-
-
-@given(problems(max_n=10, binary=True, max_orderings=10**9), st.booleans())
-def test_uq_auc_equals_pair_count(problem, real_weights):
-    confidence, failures, w = problem
-    if w is not None and real_weights:
-        w = w * 1.7
-    expected = uq_auc_pairs(confidence, failures, w)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        got = uq_auc(None, None, confidence, loss=failures, sample_weight=w)
-    if math.isnan(expected):
-        assert math.isnan(got)
-    else:
-        assert got == pytest.approx(expected, **TOL)
-
-
-@given(
-    problems(max_n=10, max_orderings=10**9),
-    st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.9]), min_size=10, max_size=10),
-    st.booleans(),
-)
-def test_uq_c_index_equals_pair_count(problem, true_class_proba, real_weights):
-    confidence, _, w = problem
-    n = confidence.shape[0]
-    p_true = np.array(true_class_proba[:n])
-    y_true = np.zeros(n, dtype=int)
-    y_proba = np.column_stack([p_true, 1 - p_true])
-    if w is not None and real_weights:
-        w = w * 0.3
-    expected = uq_c_index_pairs(1 - p_true, confidence, w)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        got = uq_c_index(y_true, y_proba, confidence, labels=[0, 1], sample_weight=w)
-    if math.isnan(expected):
-        assert math.isnan(got)
-    else:
-        assert got == pytest.approx(expected, **TOL)
 
 
 # ------------------------------------------------------------------------------------
@@ -295,31 +206,3 @@ def test_aurc_keeps_full_precision_at_large_n():
     expected = np.sum(alpha * 2 * losses) / n2
     got = aurc(None, None, confidence, loss=losses, sample_weight=w)
     assert got == pytest.approx(float(expected), rel=1e-13)
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize(
-    "n_confidence_values, probability_decimals",
-    [(30, 1), (3, 6)],
-    ids=["fewer-gap-values", "fewer-confidence-values"],
-)
-def test_uq_c_index_larger_inputs_against_pairwise_matrix(
-    weighted, n_confidence_values, probability_decimals
-):
-    rng = np.random.default_rng(1)
-    n = 1500
-    y_true = rng.integers(0, 3, n)
-    y_proba = rng.dirichlet(np.ones(3), n).round(probability_decimals)
-    y_proba /= y_proba.sum(axis=1, keepdims=True)
-    confidence = rng.integers(0, n_confidence_values, n).astype(float)
-    w = rng.random(n) * (rng.random(n) < 0.9) if weighted else None
-    gap = 1 - y_proba[np.arange(n), y_true]
-    pair = np.ones((n, n)) if w is None else w[:, None] * w[None, :]
-    comparable = gap[:, None] < gap[None, :]
-    greater = confidence[:, None] > confidence[None, :]
-    equal = confidence[:, None] == confidence[None, :]
-    expected = (pair * comparable * (greater + equal / 2)).sum() / (
-        pair * comparable
-    ).sum()
-    got = uq_c_index(y_true, y_proba, confidence, labels=[0, 1, 2], sample_weight=w)
-    assert got == pytest.approx(expected, rel=1e-12)

@@ -1,0 +1,79 @@
+"""The cost rule (``_selective/_cost.py``) against loops over classes."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sklearn_selective._selective._cost import cost_decision, fit_cost_margin
+
+
+# ------------------------------------------------------------------------------------
+# The cost rule against loops over classes
+# ------------------------------------------------------------------------------------
+@st.composite
+def cost_problems(draw, max_n=12):
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(1, max_n))
+    # Quarter probabilities and small integer costs: every sum is exact in float,
+    # so ties between classes and with abstaining really are ties.
+    rows = []
+    for _ in range(n):
+        cuts = sorted(draw(st.lists(st.integers(0, 4), min_size=k - 1, max_size=k - 1)))
+        bounds = [0, *cuts, 4]
+        rows.append([(bounds[j + 1] - bounds[j]) / 4 for j in range(k)])
+    proba = np.array(rows)
+    matrix = np.array(
+        draw(st.lists(st.integers(0, 4), min_size=k * k, max_size=k * k)), float
+    ).reshape(k, k)
+    rejection = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=k, max_size=k))
+    )
+    y = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    return proba, matrix, rejection, y
+
+
+@given(cost_problems())
+def test_bayes_cost_rule_matches_loops_with_ties(problem):
+    proba, matrix, rejection, _ = problem
+    index, margin = cost_decision(proba, matrix, rejection)
+    for i, p in enumerate(proba):
+        k = len(p)
+        expected = [sum(p[t] * matrix[t, j] for t in range(k)) for j in range(k)]
+        best = min(range(k), key=lambda j: (expected[j], j))  # ties: first class
+        reject = sum(p[t] * rejection[t] for t in range(k))
+        assert index[i] == best
+        # Abstain iff abstaining is strictly cheaper; a tie predicts.
+        assert (margin[i] >= 0) == (reject >= expected[best])
+
+
+@given(cost_problems(), st.booleans())
+def test_empirical_cost_margin_matches_brute_force(problem, weighted):
+    proba, matrix, rejection, y = problem
+    index, margin = cost_decision(proba, matrix, rejection)
+    accept_cost, reject_cost = matrix[y, index], rejection[y]
+    weights = np.arange(1.0, len(y) + 1) if weighted else None
+    threshold, table = fit_cost_margin(
+        margin, accept_cost, reject_cost, weights, tune=True
+    )
+    w = np.ones(len(y)) if weights is None else weights
+    candidates = [*sorted(set(margin.tolist()), reverse=True), math.inf]
+    totals = [
+        sum(
+            w[i] * (accept_cost[i] if margin[i] >= t else reject_cost[i])
+            for i in range(len(y))
+        )
+        for t in candidates
+    ]
+    best = min(totals)
+    ties = [t for t, c in zip(candidates, totals, strict=True) if c <= best + 1e-9]
+    finite = [t for t in ties if t != math.inf]
+    assert threshold == (finite[-1] if finite else math.inf)
+    assert fit_cost_margin(margin, accept_cost, reject_cost, weights, tune=False)[
+        0
+    ] == pytest.approx(0.0)
+    np.testing.assert_allclose(
+        table["cost"], np.array(totals[:-1]) / w.sum(), atol=1e-12
+    )
