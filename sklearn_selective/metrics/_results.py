@@ -170,7 +170,7 @@ class BootstrapResult(_DataMixin):
         return pandas.DataFrame([row], index=pandas.Index([self.metric], name="metric"))
 
 
-_COMPARISON_TABLES = ("ranking", "p_values", "bootstrap")
+_COMPARISON_TABLES = ("ranking", "p_values", "ranking_stability", "bootstrap")
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,6 +186,7 @@ class _ComparisonResult(_DataMixin):
     confidence_interval: dict
     p_values: np.ndarray = field(repr=False)
     significant: np.ndarray = field(repr=False)
+    ranking_stability: np.ndarray = field(repr=False)
     alpha: float
     bootstrap_distribution: np.ndarray = field(repr=False)
 
@@ -221,7 +222,8 @@ class _ComparisonResult(_DataMixin):
         level = f"{100 * (1 - self.alpha):g}% CI"
         lines = [
             f"{self.metric} ({direction} is better), {n_resamples} paired bootstrap "
-            f"resamples; one-sided Wilcoxon tests, Holm-adjusted, alpha={self.alpha:g}"
+            f"resamples; paired bootstrap tests of the differences, Holm-adjusted, "
+            f"alpha={self.alpha:g}"
         ]
         width = max(4, *(len(str(name)) for name in self.names))
         lines.append(
@@ -253,14 +255,18 @@ class _ComparisonResult(_DataMixin):
             ``names``, ``ranking``, ``table`` (one dict per name, best first:
             rank, mean rank, statistic, interval and the names it is
             significantly better than), ``p_values`` (``p_values[a][b]``: the
-            adjusted p-value of "a is better than b") and optionally
-            ``bootstrap_distribution``; ``nan`` becomes ``None``.
+            adjusted p-value of "a is better than b"), ``ranking_stability``
+            (the same layout) and optionally ``bootstrap_distribution``;
+            ``nan`` becomes ``None``.
         """
         names = [str(name) for name in self.names]
-        p_values = {
-            a: {b: self.p_values[i, j] for j, b in enumerate(names) if i != j}
-            for i, a in enumerate(names)
-        }
+
+        def pairs(matrix):
+            return {
+                a: {b: matrix[i, j] for j, b in enumerate(names) if i != j}
+                for i, a in enumerate(names)
+            }
+
         data = {
             "metric": self.metric,
             "greater_is_better": self.greater_is_better,
@@ -269,7 +275,8 @@ class _ComparisonResult(_DataMixin):
             "names": names,
             "ranking": [str(name) for name in self.ranking],
             "table": self._rows(),
-            "p_values": p_values,
+            "p_values": pairs(self.p_values),
+            "ranking_stability": pairs(self.ranking_stability),
         }
         if include_distribution:
             data["bootstrap_distribution"] = {
@@ -282,12 +289,14 @@ class _ComparisonResult(_DataMixin):
 
         Parameters
         ----------
-        table : {"ranking", "p_values", "bootstrap"}, default="ranking"
+        table : {"ranking", "p_values", "ranking_stability", "bootstrap"}, \
+                default="ranking"
             ``"ranking"``: one row per name, best first, indexed by name,
             with columns ``rank``, ``mean_rank``, ``statistic``, ``ci_low``,
             ``ci_high`` and ``significantly_better_than`` (a list of names).
             ``"p_values"``: the Holm-adjusted p-values, entry ``[a, b]`` for
-            "a is better than b". ``"bootstrap"``: the paired bootstrap
+            "a is better than b"; ``"ranking_stability"`` the same layout.
+            ``"bootstrap"``: the paired bootstrap
             distribution, one column per name and one row per resample.
 
         Returns
@@ -299,10 +308,10 @@ class _ComparisonResult(_DataMixin):
                 f"table must be one of {list(_COMPARISON_TABLES)}; got {table!r}."
             )
         pandas = _import_pandas(type(self).__name__)
-        if table == "p_values":
+        if table in ("p_values", "ranking_stability"):
             index = pandas.Index(self.names, name="better")
             columns = pandas.Index(self.names, name="than")
-            return pandas.DataFrame(self.p_values, index=index, columns=columns)
+            return pandas.DataFrame(getattr(self, table), index=index, columns=columns)
         if table == "bootstrap":
             columns = pandas.Index(self.names, name="name")
             frame = pandas.DataFrame(self.bootstrap_distribution, columns=columns)
@@ -344,11 +353,22 @@ class ConfidenceComparisonResult(_ComparisonResult):
         Percentile bootstrap interval at level ``1 - alpha`` of each CSF.
 
     p_values : ndarray of shape (n_csfs, n_csfs)
-        Holm-adjusted p-value of the one-sided Wilcoxon signed-rank test that
-        CSF ``i`` is better than CSF ``j``; ``nan`` on the diagonal.
+        Holm-adjusted p-value of the one-sided paired bootstrap test that
+        CSF ``i`` is better than CSF ``j`` on the population (null: it is not);
+        ``nan`` on the diagonal.
 
     significant : ndarray of shape (n_csfs, n_csfs), dtype=bool
         ``p_values <= alpha``: CSF ``i`` is significantly better than ``j``.
+        The probability of any false ``True`` is at most ``alpha``
+        (family-wise, over all pairs).
+
+    ranking_stability : ndarray of shape (n_csfs, n_csfs)
+        The [AUGRC] paper's procedure: Holm-adjusted p-values of one-sided
+        Wilcoxon signed-rank tests on the paired resample values. They tell how
+        stably CSF ``i`` ranks above ``j`` when the test set is resampled, not
+        whether ``i`` is better on the population: with more resamples any
+        observed difference gets a small value. Use it to reproduce the paper's
+        significance maps, ``significant`` for claims.
 
     alpha : float
         Family-wise significance level.

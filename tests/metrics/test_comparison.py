@@ -3,6 +3,7 @@ the conversions of every result object (to_dict, to_json, to_frame)."""
 
 import itertools
 import json
+import math
 import sys
 from functools import partial
 
@@ -195,12 +196,14 @@ def test_comparison_tests_match_scipy_and_holm(metric):
                 ).pvalue
             )
     adjusted, rejected = _holm_transcription(raw, alpha)
+    stable = result.ranking_stability <= alpha
     for (i, j), p, reject in zip(pairs, adjusted, rejected, strict=True):
-        assert result.p_values[i, j] == pytest.approx(p, rel=1e-10)
-        assert result.significant[i, j] == reject
-    assert result.significant.any() and not result.significant.all()
+        assert result.ranking_stability[i, j] == pytest.approx(p, rel=1e-10)
+        assert stable[i, j] == reject
+    assert stable.any() and not stable.all()
     copy, original = result.names.index("copy"), result.names.index("csf0")
     assert result.p_values[copy, original] == result.p_values[original, copy] == 1.0
+    assert result.ranking_stability[copy, original] == 1.0
     assert result.mean_rank["copy"] == result.mean_rank["csf0"]
 
 
@@ -335,6 +338,7 @@ def test_identical_entries_are_robust(function):
         }
         result = compare_systems(y_true, entries, n_resamples=60, random_state=0)
     assert result.p_values[0, 1] == result.p_values[1, 0] == 1.0
+    assert result.ranking_stability[0, 1] == result.ranking_stability[1, 0] == 1.0
     assert not result.significant[:2, :2].any()
     assert result.mean_rank["a"] == result.mean_rank["b"]
     assert result.ranking[:2] == ["a", "b"]  # ties keep the input order
@@ -421,6 +425,46 @@ def test_runs_are_averaged_on_the_same_resamples():
     assert result.ranking == ["strong", "middle", "weak"]
 
 
+def _bootstrap_p_transcription(statistic, values, i, j):
+    """One-sided p-value that column i is lower than j: the observed difference
+    over the standard deviation of the resample differences, normal tail."""
+    differences = [values[b, i] - values[b, j] for b in range(values.shape[0])]
+    mean = sum(differences) / len(differences)
+    variance = sum((x - mean) ** 2 for x in differences) / (len(differences) - 1)
+    if variance == 0:
+        return 1.0
+    z = (statistic[i] - statistic[j]) / math.sqrt(variance)
+    return 0.5 * math.erfc(-z / math.sqrt(2))
+
+
+@pytest.mark.parametrize("metric", ["augrc", "uq_auc"])
+def test_p_values_are_the_paired_bootstrap_test_with_holm(metric):
+    rng = np.random.default_rng(5)
+    n = 200
+    y_true = rng.integers(0, 2, n)
+    correct = rng.random(n) < 0.7
+    y_pred = np.where(correct, y_true, 1 - y_true)
+    confidences = {
+        f"csf{k}": rng.random(n) + (0.2 + 0.4 * k) * correct for k in range(4)
+    }
+    confidences["copy"] = confidences["csf0"] * 2.0  # same ranking as csf0
+    result = compare_confidence_functions(
+        y_true, y_pred, confidences, metric=metric, n_resamples=1000, random_state=0
+    )
+    sign = -1.0 if metric == "uq_auc" else 1.0
+    values = result.bootstrap_distribution * sign
+    statistic = [sign * result.statistic[name] for name in result.names]
+    pairs = list(itertools.permutations(range(5), 2))
+    raw = [_bootstrap_p_transcription(statistic, values, i, j) for i, j in pairs]
+    adjusted, rejected = _holm_transcription(raw, 0.05)
+    for (i, j), p, reject in zip(pairs, adjusted, rejected, strict=True):
+        assert result.p_values[i, j] == pytest.approx(p, rel=1e-9, abs=1e-300)
+        assert result.significant[i, j] == reject
+    assert result.significant.any() and not result.significant.all()
+    # Never both ways round.
+    assert not (result.significant & result.significant.T).any()
+
+
 def test_system_tests_match_scipy_and_holm():
     y_true, systems = _systems(n=100, seed=8, n_runs=(2, 2, 2))
     systems["twin"] = systems["middle"]
@@ -435,10 +479,9 @@ def test_system_tests_match_scipy_and_holm():
             raw.append(1.0)
         else:
             raw.append(wilcoxon(values[:, i], values[:, j], alternative="less").pvalue)
-    adjusted, rejected = _holm_transcription(raw, 0.05)
-    for (i, j), p, reject in zip(pairs, adjusted, rejected, strict=True):
-        assert result.p_values[i, j] == pytest.approx(p, rel=1e-10)
-        assert result.significant[i, j] == reject
+    adjusted, _ = _holm_transcription(raw, 0.05)
+    for (i, j), p in zip(pairs, adjusted, strict=True):
+        assert result.ranking_stability[i, j] == pytest.approx(p, rel=1e-10)
     assert_allclose(
         list(result.mean_rank.values()),
         _mean_rank_transcription(values, greater_is_better=False),
@@ -560,6 +603,7 @@ def test_comparison_results_to_dict_and_json():
     a, b = result.names[i], result.names[j]
     assert data["p_values"][a][b] == result.p_values[i, j]
     assert a not in data["p_values"][a]
+    assert data["ranking_stability"][a][b] == result.ranking_stability[i, j]
     full = result.to_dict(include_distribution=True)
     assert (
         full["bootstrap_distribution"][b]
@@ -593,6 +637,8 @@ def test_to_frame():
     p_values = result.to_frame("p_values")
     assert p_values.shape == (3, 3)
     assert p_values.loc["good", "random"] == result.p_values[2, 0]
+    stability = result.to_frame("ranking_stability")
+    assert stability.loc["good", "random"] == result.ranking_stability[2, 0]
     distribution = result.to_frame(table="bootstrap")
     assert distribution.shape == (30, 3)
     assert_array_equal(distribution["good"], result.bootstrap_distribution[:, 2])
