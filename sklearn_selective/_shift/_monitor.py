@@ -17,6 +17,7 @@ from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
 from ._methods import METHODS, ModelOutputs, estimates_for_rows
 from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
+from ._realised import fit_correctness, noise_variance, realised_interval
 
 _DEFAULT_METHOD = "calibrated_ac"
 _BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
@@ -85,7 +86,8 @@ default="calibrated_ac"
         Keyword arguments of ``csf``.
 
     confidence_level : float in (0, 1), default=0.95
-        Level of the intervals and of the reference bands.
+        Level of the intervals; ``1 - confidence_level`` is the false-alert
+        rate per chunk without shift.
 
     n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
@@ -123,19 +125,29 @@ default="calibrated_ac"
     change for the same inputs) the confidences do not move and every estimate
     stays near the reference accuracy, however far the true accuracy drops.
 
-    The intervals are percentile intervals of the estimates over paired
-    bootstrap resamples of the reference and of the chunk: they cover the
-    accuracy on the distribution the chunk is drawn from. The realised
-    accuracy of a chunk of ``n`` samples scatters around it by about
-    ``sqrt(a (1 - a) / n)`` more.
+    Two intervals, for two quantities. ``accuracy_lower/upper`` (and the
+    selective ones) are prediction intervals for the chunk's *realised*
+    accuracy, the number :meth:`MonitoringResult.with_labels` measures once the
+    labels arrive: ``E +- z sqrt(V_ref + v / n)``, with ``V_ref`` the variance
+    of the estimate over bootstrap resamples of the reference (the chunk held
+    fixed) and ``v`` the per-sample variance of correctness around the
+    method's proxy, from an isotonic regression of the reference correctness on
+    the CSF score (label noise, and for ``"atc"`` its 0/1 proxy). The
+    ``expected_*`` intervals are percentile intervals of the estimates over
+    paired resamples of the reference and the chunk: they cover the expected
+    accuracy of the distribution the chunk is drawn from. Both hold their level
+    when the method is unbiased on that distribution; the coverage measured
+    without shift is in the user guide ("What each interval covers").
 
     Every estimate is a mean of per-sample proxies of correctness. The
     reference band of a chunk of ``n`` samples is the proxies' mean on the
     reference plus or minus ``z s sqrt(1/n + 1/n_ref)`` (``s`` their standard
-    deviation on the reference, ``z`` the normal quantile of
-    ``confidence_level``; accepted samples only for the selective accuracy):
-    the range of a two-sample comparison of means. Without shift an estimate
-    leaves its band with probability about ``1 - confidence_level``.
+    deviation on the reference; accepted samples only for the selective
+    accuracy): the range of a two-sample comparison of means. Its ``z`` is the
+    normal quantile of ``1 - (1 - confidence_level) / 4``: each of the two
+    bands is left with probability ``(1 - confidence_level) / 2`` without
+    shift, so that ``alert`` (either one left) is raised with probability at
+    most ``1 - confidence_level`` per chunk (Bonferroni).
 
     References
     ----------
@@ -309,6 +321,11 @@ default="calibrated_ac"
         )
         self._method = METHODS[self.method](reference, correct, counts, y_index)
         self._band_stats = self._reference_band_stats(reference)
+        accepted = reference.accepted
+        self._correctness = (
+            fit_correctness(reference.score, correct),
+            fit_correctness(reference.score[accepted], correct[accepted]),
+        )
         self.classes_ = self.estimator.classes_
         self.n_reference_ = n_samples
         self.reference_accuracy_ = float(correct.mean())
@@ -338,7 +355,9 @@ default="calibrated_ac"
         normal with variance ``s^2 (1/n + 1/n_ref)``. The reference fit is
         shared by both, so its uncertainty cancels.
         """
-        z = norm.ppf(0.5 + self.confidence_level / 2)
+        # Two bands, two-sided: Bonferroni, so that the alert (either estimate
+        # out of its band) has a false-alert rate of at most 1 - confidence_level.
+        z = norm.ppf(1.0 - (1.0 - self.confidence_level) / 4.0)
         coverage = self.reference_coverage_
         sizes = np.array([n_samples, max(1.0, n_samples * coverage)])
         reference_sizes = np.array([self.n_reference_, self.n_reference_ * coverage])
@@ -347,20 +366,30 @@ default="calibrated_ac"
         return np.clip(np.column_stack([mean - half_width, mean + half_width]), 0, 1)
 
     def _chunk_estimates(self, chunk, rng):
-        """Point estimates and bootstrap values of one chunk."""
+        """Point estimates (row 0) and bootstrap values of one chunk.
+
+        Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
+        ``joint`` resamples the reference and the chunk together, ``refit``
+        resamples the reference only (the chunk's samples weigh one each).
+        """
         n_samples = chunk.score.shape[0]
         point = estimates_for_rows(
             self._method, chunk, np.ones((1, n_samples)), slice(0, 1)
         )
-        accuracy, selective = [point[0]], [point[1]]
+        joint = ([point[0]], [point[1]])
+        refit = ([point[0]], [point[1]])
         row = 1
         for counts in _resample_counts(rng, n_samples, self.n_resamples):
             rows = slice(row, row + counts.shape[0])
-            block = estimates_for_rows(self._method, chunk, counts, rows)
-            accuracy.append(block[0])
-            selective.append(block[1])
+            for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
+                block = estimates_for_rows(self._method, chunk, weights, rows)
+                values[0].append(block[0])
+                values[1].append(block[1])
             row = rows.stop
-        return np.concatenate(accuracy), np.concatenate(selective)
+        return (
+            tuple(np.concatenate(v) for v in joint),
+            tuple(np.concatenate(v) for v in refit),
+        )
 
     def estimate(
         self, X, *, chunk_size=None, n_chunks=None, timestamps=None, freq=None
@@ -419,10 +448,10 @@ default="calibrated_ac"
             if sizes[c] < self.min_chunk_size:
                 continue
             rng = np.random.default_rng([self._seed, 1, c])
-            accuracy, selective = self._chunk_estimates(chunk, rng)
-            self._store(values, "accuracy", c, accuracy)
+            joint, refit = self._chunk_estimates(chunk, rng)
+            self._store(values, c, chunk, 0, joint[0], refit[0])
             if chunk.accepted.sum() >= self.min_chunk_size:
-                self._store(values, "selective_accuracy", c, selective)
+                self._store(values, c, chunk, 1, joint[1], refit[1])
             bands[c] = self._band(sizes[c])
         self._warn_undefined(reasons)
         alert = np.zeros(n_chunks, dtype=bool)
@@ -452,9 +481,28 @@ default="calibrated_ac"
             **values,
         )
 
-    def _store(self, values, name, c, estimates):
-        values[name][c] = estimates[0]
-        low, high = percentile_interval(estimates[1:], self.confidence_level)
+    def _store(self, values, c, chunk, selective, joint, refit):
+        """The estimate, its realised-value and its expected-value intervals.
+
+        ``joint``: the estimate under paired resamples of the reference and the
+        chunk (the expected value); ``refit``: under resamples of the reference
+        with the chunk fixed (plus label noise: the realised value).
+        """
+        name = ("accuracy", "selective_accuracy")[selective]
+        values[name][c] = joint[0]
+        expected = percentile_interval(joint[1:], self.confidence_level)
+        values[f"expected_{name}_lower"][c] = expected[0]
+        values[f"expected_{name}_upper"][c] = expected[1]
+        proxies = np.broadcast_to(
+            self._method.proxies(chunk, slice(0, 1))[selective],
+            (1, chunk.score.shape[0]),
+        )[0]
+        rows = chunk.accepted if selective else slice(None)
+        score = chunk.score[rows]
+        variance = noise_variance(self._correctness[selective], score, proxies[rows])
+        low, high = realised_interval(
+            joint[0], refit[1:], variance, score.shape[0], self.confidence_level
+        )
         values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
 
     def _reason(self, n_samples, n_accepted):

@@ -14,6 +14,10 @@ RESULT_ARRAYS = (
     "selective_accuracy",
     "selective_accuracy_lower",
     "selective_accuracy_upper",
+    "expected_accuracy_lower",
+    "expected_accuracy_upper",
+    "expected_selective_accuracy_lower",
+    "expected_selective_accuracy_upper",
 )
 FRAME_COLUMNS = ("start", "stop", "n_samples", *RESULT_ARRAYS, "alert")
 
@@ -46,19 +50,32 @@ class MonitoringResult:
 
     accuracy, accuracy_lower, accuracy_upper : ndarray of shape (n_chunks,)
         Estimated accuracy of the predictions on all samples of the chunk, and
-        the bootstrap interval at ``confidence_level``.
+        a prediction interval at ``confidence_level`` for the chunk's
+        *realised* accuracy (what :meth:`with_labels` measures): the estimate's
+        uncertainty from the reference plus the label noise of the chunk's
+        ``n`` samples (see ``PerformanceMonitor``, Notes).
 
     selective_accuracy, selective_accuracy_lower, selective_accuracy_upper : \
 ndarray of shape (n_chunks,)
         The same on the accepted samples only.
 
+    expected_accuracy_lower, expected_accuracy_upper, \
+expected_selective_accuracy_lower, expected_selective_accuracy_upper : \
+ndarray of shape (n_chunks,)
+        Percentile bootstrap intervals at ``confidence_level`` for the
+        *expected* accuracies of the distribution the chunk is drawn from
+        (paired resamples of the reference and the chunk); narrower than the
+        realised-value intervals.
+
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
-        The reference band of each chunk: where the estimate would fall with
-        probability ``confidence_level`` on a chunk of the same size drawn
-        from the reference data.
+        The reference band of each chunk: where the estimate would fall on a
+        chunk of the same size drawn from the reference data, each with
+        probability ``1 - (1 - confidence_level) / 2``.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
-        True when an estimate leaves its reference band.
+        True when an estimate leaves its reference band. Without shift a chunk
+        raises a false alert with probability at most ``1 - confidence_level``
+        (the two bands share it, Bonferroni).
 
     partial : ndarray of shape (n_chunks,), dtype=bool
         True for a last chunk shorter than ``chunk_size``.
@@ -107,6 +124,10 @@ ndarray of shape (n_chunks,)
     selective_accuracy: np.ndarray
     selective_accuracy_lower: np.ndarray
     selective_accuracy_upper: np.ndarray
+    expected_accuracy_lower: np.ndarray
+    expected_accuracy_upper: np.ndarray
+    expected_selective_accuracy_lower: np.ndarray
+    expected_selective_accuracy_upper: np.ndarray
     accuracy_band: np.ndarray
     selective_accuracy_band: np.ndarray
     alert: np.ndarray

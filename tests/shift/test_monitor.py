@@ -403,12 +403,13 @@ def test_alert_when_the_estimate_leaves_the_band(setting):
 # ----------------------------------------------------------------------------
 # Intervals and bias by simulation, without shift
 # ----------------------------------------------------------------------------
-def _simulate(method, n_repeats, n_resamples, seed=0):
+def _simulate(method, n_repeats, n_resamples, seed=0, n_reference=1000, n_chunk=500):
     """Estimates and intervals on fresh reference and chunk samples, and the truth.
 
     The model and its threshold are fixed, so the population accuracies are
     fixed numbers: the mean of the true probability of the predicted class
-    over a large sample (no label noise).
+    over a large sample (no label noise). Each chunk's realised accuracies
+    (its labels drawn from the population) are recorded too.
     """
     population = _Population(seed)
     rng = np.random.default_rng(seed + 1)
@@ -420,56 +421,75 @@ def _simulate(method, n_repeats, n_resamples, seed=0):
     p_correct = population.proba(X_big)[np.arange(X_big.shape[0]), index]
     accepted = clf.predict_accept(X_big)
     truth = np.array([p_correct.mean(), p_correct[accepted].mean()])
-    rows = []
+    rows, alerts = [], []
     for repeat in range(n_repeats):
-        X_ref, y_ref = population.draw(rng, 1000)
-        X, _ = population.draw(rng, 500)
+        X_ref, y_ref = population.draw(rng, n_reference)
+        X, y = population.draw(rng, n_chunk)
         monitor = PerformanceMonitor(
             clf, method=method, n_resamples=n_resamples, random_state=repeat
         )
-        r = monitor.fit(X_ref, y_ref).estimate(X)
+        r = monitor.fit(X_ref, y_ref).estimate(X).with_labels(y)
+        alerts.append(bool(r.alert[0]))
         rows.append(
             [
                 [
                     r.accuracy[0],
+                    r.expected_accuracy_lower[0],
+                    r.expected_accuracy_upper[0],
+                    *r.accuracy_band[0],
                     r.accuracy_lower[0],
                     r.accuracy_upper[0],
-                    *r.accuracy_band[0],
+                    r.realised_accuracy[0],
                 ],
                 [
                     r.selective_accuracy[0],
+                    r.expected_selective_accuracy_lower[0],
+                    r.expected_selective_accuracy_upper[0],
+                    *r.selective_accuracy_band[0],
                     r.selective_accuracy_lower[0],
                     r.selective_accuracy_upper[0],
-                    *r.selective_accuracy_band[0],
+                    r.realised_selective_accuracy[0],
                 ],
             ]
         )
-    # (repeats, 2 estimates, [estimate, lower, upper, band low, band high]), (2,)
-    return np.asarray(rows), truth
+    # (repeats, 2 estimates, [estimate, expected lower, expected upper, band low,
+    # band high, realised lower, realised upper, realised]), (2,), (repeats,)
+    return np.asarray(rows), truth, np.asarray(alerts)
 
 
-def _check_simulation(rows, truth, coverage_tolerance_se):
+def _check_simulation(rows, truth, alerts, coverage_tolerance_se):
     n = rows.shape[0]
+    nominal_se = np.sqrt(0.95 * 0.05 / n)
     for k in range(2):
         error = rows[:, k, 0] - truth[k]
         se = error.std(ddof=1) / np.sqrt(n)
         assert abs(error.mean()) <= 3 * se, (k, error.mean(), se)
+        # The expected-value interval covers the population accuracy...
         covered = (rows[:, k, 1] <= truth[k]) & (truth[k] <= rows[:, k, 2])
-        nominal_se = np.sqrt(0.95 * 0.05 / n)
         assert abs(covered.mean() - 0.95) <= coverage_tolerance_se * nominal_se, (
             k,
             covered.mean(),
         )
-        # Without shift, an estimate leaves its reference band 5 % of the time.
+        # ... and the realised-value interval the chunk's realised accuracy.
+        realised = rows[:, k, 7]
+        covered = (rows[:, k, 5] <= realised) & (realised <= rows[:, k, 6])
+        assert abs(covered.mean() - 0.95) <= coverage_tolerance_se * nominal_se, (
+            k,
+            covered.mean(),
+        )
+        # Without shift, an estimate leaves its band 2.5 % of the time...
         outside = (rows[:, k, 0] < rows[:, k, 3]) | (rows[:, k, 0] > rows[:, k, 4])
-        assert abs(outside.mean() - 0.05) <= 3 * nominal_se, (k, outside.mean())
+        band_se = np.sqrt(0.975 * 0.025 / n)
+        assert abs(outside.mean() - 0.025) <= 3 * band_se, (k, outside.mean())
+    # ... so that a chunk raises a false alert at most 5 % of the time.
+    assert alerts.mean() <= 0.05 + coverage_tolerance_se * nominal_se, alerts.mean()
 
 
 @pytest.mark.parametrize("method", ["calibrated_ac", "atc"])
 def test_no_shift_unbiased_and_nominal_coverage_quick(method):
-    rows, truth = _simulate(method, n_repeats=40, n_resamples=100)
+    rows, truth, alerts = _simulate(method, n_repeats=40, n_resamples=100)
     # 40 repetitions: a loose check (3 s.e.); the slow test is the real one.
-    _check_simulation(rows, truth, coverage_tolerance_se=3)
+    _check_simulation(rows, truth, alerts, coverage_tolerance_se=3)
 
 
 @pytest.mark.slow
@@ -477,5 +497,5 @@ def test_no_shift_unbiased_and_nominal_coverage_quick(method):
 def test_no_shift_unbiased_and_nominal_coverage(method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rows, truth = _simulate(method, n_repeats=300, n_resamples=200)
-    _check_simulation(rows, truth, coverage_tolerance_se=2)
+        rows, truth, alerts = _simulate(method, n_repeats=300, n_resamples=200)
+    _check_simulation(rows, truth, alerts, coverage_tolerance_se=2)
