@@ -5,10 +5,12 @@ draws and the intervals from ``_utils``; paired comparisons live in
 ``_comparison``.
 """
 
+import warnings
 from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import DegenerateDataWarning
 
 from .._utils._docstrings import fill_doc
 from .._utils._draws import (
@@ -16,7 +18,7 @@ from .._utils._draws import (
     _check_generator,
     _jackknife_counts,
 )
-from .._utils._intervals import _METHODS, _interval, _warn_undefined
+from .._utils._intervals import _METHODS, _bca_levels, _interval, _warn_undefined
 from .._utils._sklearn import Interval, StrOptions, validate_params
 from ._resampling._resamples import (
     _METRICS,
@@ -250,6 +252,7 @@ def _result(
             np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
         )
         jackknife = jackknife[~np.isnan(jackknife)]
+        method = _bca_or_percentile(defined, statistic, jackknife, confidence_level)
     interval = _interval(defined, statistic, confidence_level, method, jackknife)
     standard_error = (
         float(np.std(defined, ddof=1)) if defined.shape[0] > 1 else float("nan")
@@ -263,6 +266,28 @@ def _result(
         confidence_level=float(confidence_level),
         method=method,
     )
+
+
+def _bca_or_percentile(distribution, statistic, jackknife, confidence_level):
+    """``"bca"``, or ``"percentile"`` with a warning when the BCa levels are
+    undefined (a degenerate bootstrap distribution or jackknife, e.g. all
+    equal): the result then says which interval it holds, never a NaN."""
+    if distribution.shape[0] and jackknife.shape[0] > 1:
+        alpha = (1.0 - confidence_level) / 2.0
+        levels = _bca_levels(distribution, statistic, jackknife, alpha)
+        if np.all(np.isfinite(levels)):
+            return "bca"
+    if distribution.shape[0] == 0:
+        return "bca"  # no defined resample: the interval is nan either way
+    warnings.warn(
+        "The BCa interval cannot be computed: the bootstrap distribution or the "
+        "jackknife values are degenerate (for example all equal, as for a "
+        "working point that few resamples move). The percentile interval is "
+        "returned instead (result.method is 'percentile').",
+        DegenerateDataWarning,
+        stacklevel=4,
+    )
+    return "percentile"
 
 
 class _SharedResamples:
