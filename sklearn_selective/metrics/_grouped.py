@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._utils._docstrings import fill_doc
+from .._utils._intervals import percentile_interval
 from .._utils._param_validation import validate_params
 from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
@@ -21,6 +22,7 @@ from ._areas import (
 )
 from ._bootstrap import bootstrap_metric
 from ._ranking import uq_auc, uq_c_index
+from ._results import _DataMixin, _plain
 from ._working_points import (
     coverage_at_risk,
     selective_risk_at_coverage,
@@ -45,7 +47,7 @@ _OPTION_KWARGS = {"coverage_range", "class_balanced", "oracle"}
 
 
 @dataclass(frozen=True, eq=False)
-class MetricByGroupResult:
+class MetricByGroupResult(_DataMixin):
     """Result of :func:`metric_by_group`.
 
     Attributes
@@ -73,11 +75,20 @@ class MetricByGroupResult:
         Its value (``nan`` when none is defined).
 
     confidence_interval : ndarray of shape (n_groups, 2) or None
-        Bootstrap interval ``(low, high)`` of each group when ``n_resamples``
-        was given, else None.
+        Percentile bootstrap interval ``(low, high)`` of each group on its own,
+        at ``confidence_level``, when ``n_resamples`` was given, else None.
+
+    simultaneous_interval : ndarray of shape (n_groups, 2) or None
+        Percentile bootstrap intervals at level ``1 - (1 - confidence_level) /
+        n_groups`` (Bonferroni), which cover every group's value at once with
+        probability at least ``confidence_level``: the ones that back a claim
+        about the worst group (which group it is, how bad it is), since that
+        group is chosen after looking at all of them. None without
+        ``n_resamples``.
 
     confidence_level : float or None
-        Level of those intervals.
+        Level of ``confidence_interval`` and the joint level of
+        ``simultaneous_interval``.
     """
 
     metric: str
@@ -89,6 +100,48 @@ class MetricByGroupResult:
     worst_value: float
     confidence_interval: np.ndarray | None = field(default=None, repr=False)
     confidence_level: float | None = None
+    simultaneous_interval: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self, *, include_distribution=False):
+        """The result as plain, JSON-serialisable Python values.
+
+        Parameters
+        ----------
+        include_distribution : bool, default=False
+            Accepted for the same signature as the other results; a
+            ``MetricByGroupResult`` keeps no bootstrap distribution.
+
+        Returns
+        -------
+        data : dict
+            ``metric``, ``greater_is_better``, ``worst_group``,
+            ``worst_value``, ``confidence_level`` and ``table`` (one dict per
+            group: ``group``, ``value``, ``n_samples``, and with intervals
+            ``ci_low``, ``ci_high``, ``simultaneous_low``,
+            ``simultaneous_high``); ``nan`` becomes ``None``.
+        """
+        table = []
+        for index, group in enumerate(self.groups.tolist()):
+            row = {
+                "group": group,
+                "value": self.values[index],
+                "n_samples": self.n_samples[index],
+            }
+            if self.confidence_interval is not None:
+                row["ci_low"], row["ci_high"] = self.confidence_interval[index]
+                low, high = self.simultaneous_interval[index]
+                row["simultaneous_low"], row["simultaneous_high"] = low, high
+            table.append(row)
+        return _plain(
+            {
+                "metric": self.metric,
+                "greater_is_better": self.greater_is_better,
+                "worst_group": self.worst_group,
+                "worst_value": self.worst_value,
+                "confidence_level": self.confidence_level,
+                "table": table,
+            }
+        )
 
     def to_frame(self):
         """The per-group table as a :class:`pandas.DataFrame` indexed by group."""
@@ -98,6 +151,8 @@ class MetricByGroupResult:
         if self.confidence_interval is not None:
             data["ci_low"] = self.confidence_interval[:, 0]
             data["ci_high"] = self.confidence_interval[:, 1]
+            data["simultaneous_low"] = self.simultaneous_interval[:, 0]
+            data["simultaneous_high"] = self.simultaneous_interval[:, 1]
         data["worst"] = [group == self.worst_group for group in self.groups]
         return pd.DataFrame(data, index=pd.Index(self.groups, name="group"))
 
@@ -267,12 +322,15 @@ def metric_by_group(
         Sample weights, split with the samples.
 
     n_resamples : int, default=None
-        When given, a bootstrap confidence interval of each group's value by
-        :func:`bootstrap_metric` with that many resamples (percentile
-        interval). None computes none.
+        When given, bootstrap intervals of each group's value by
+        :func:`bootstrap_metric` with that many resamples: one per group at
+        ``confidence_level`` (``confidence_interval``) and simultaneous ones,
+        Bonferroni-adjusted over the groups (``simultaneous_interval``). None
+        computes none.
 
     confidence_level : float in (0, 1), default=0.95
-        Level of the bootstrap intervals.
+        Level of each group's interval, and the joint level of the
+        simultaneous intervals.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Source of the bootstrap resamples (one generator for all groups).
@@ -286,7 +344,8 @@ def metric_by_group(
     -------
     result : MetricByGroupResult
         Each group's value and sample count, the worst group and its value,
-        and the intervals when requested; ``to_frame()`` gives a table.
+        and the intervals when requested; ``to_frame()`` gives a table,
+        ``to_dict()`` and ``to_json()`` the same as data.
 
     See Also
     --------
@@ -348,6 +407,8 @@ def metric_by_group(
                 "so the metric is undefined on them: remove their samples first."
             )
     intervals = None if n_resamples is None else np.full((unique.shape[0], 2), np.nan)
+    simultaneous = None if intervals is None else intervals.copy()
+    joint_level = 1.0 - (1.0 - confidence_level) / unique.shape[0]
     rng = np.random.default_rng(random_state) if n_resamples is not None else None
     for position in range(unique.shape[0]):
         mask = index == position
@@ -376,6 +437,9 @@ def metric_by_group(
                 **boot_kwargs,
             )
             intervals[position] = result.confidence_interval
+            simultaneous[position] = percentile_interval(
+                result.bootstrap_distribution, joint_level
+            )
     worst_group, worst_value = _worst(values, greater_is_better, unique)
     return MetricByGroupResult(
         metric=name,
@@ -387,4 +451,5 @@ def metric_by_group(
         worst_value=worst_value,
         confidence_interval=intervals,
         confidence_level=None if n_resamples is None else confidence_level,
+        simultaneous_interval=simultaneous,
     )

@@ -1,5 +1,6 @@
 """expected_calibration_error and metric_by_group (SPEC section 10)."""
 
+import json
 import warnings
 
 import numpy as np
@@ -299,11 +300,50 @@ def test_metric_by_group_result_table():
     )
     frame = result.to_frame()
     assert isinstance(frame, pd.DataFrame)
-    assert list(frame.columns) == ["value", "n_samples", "ci_low", "ci_high", "worst"]
+    assert list(frame.columns) == [
+        "value",
+        "n_samples",
+        "ci_low",
+        "ci_high",
+        "simultaneous_low",
+        "simultaneous_high",
+        "worst",
+    ]
     assert frame["worst"].sum() == 1
     text = str(result)
     assert "<- worst" in text and "90%" not in text and "95% CI" in text
     assert "MetricByGroupResult(metric='augrc'" in repr(result)
+
+
+def test_metric_by_group_simultaneous_intervals_and_json():
+    y_true, y_pred, confidence, groups, _ = _data()
+    result = metric_by_group(
+        "augrc",
+        y_true,
+        y_pred,
+        confidence,
+        groups=groups,
+        n_resamples=200,
+        random_state=0,
+    )
+    n_groups = result.groups.shape[0]
+    assert n_groups >= 2
+    # Bonferroni: each simultaneous interval is the percentile interval at level
+    # 1 - 0.05 / n_groups, so it contains the group's own 95 % interval.
+    assert np.all(
+        result.simultaneous_interval[:, 0] <= result.confidence_interval[:, 0]
+    )
+    assert np.all(
+        result.simultaneous_interval[:, 1] >= result.confidence_interval[:, 1]
+    )
+    data = json.loads(result.to_json())
+    assert data["worst_group"] == result.worst_group
+    assert [row["group"] for row in data["table"]] == result.groups.tolist()
+    first = data["table"][0]
+    assert first["simultaneous_low"] == result.simultaneous_interval[0, 0]
+    assert first["ci_high"] == result.confidence_interval[0, 1]
+    plain = metric_by_group("augrc", y_true, y_pred, confidence, groups=groups)
+    assert "ci_low" not in plain.to_dict()["table"][0]
 
 
 def test_metric_by_group_input_errors():
