@@ -187,6 +187,23 @@ def _check_same_label_type(y_true, other, other_name):
         )
 
 
+def _check_discrete(labels, name):
+    """Refuse continuous values where labels are expected: most often the
+    confidence passed in the place of ``y_pred`` (or ``y_true``), which would
+    count every sample as an error."""
+    if labels.ndim == 1 and labels.dtype.kind == "f" and labels.size:
+        fractional = np.flatnonzero(np.mod(labels, 1.0) != 0)
+        if fractional.shape[0]:
+            raise ValueError(
+                f"{name} holds continuous values (e.g. {labels[fractional[0]]:.4g}) "
+                "where labels are expected. The metrics take (y_true, y_pred, "
+                f"confidence) in that order: did you pass the confidence as {name}? "
+                "Class probabilities go in y_pred as an (n_samples, n_classes) "
+                "array."
+            )
+    return labels
+
+
 def _check_labels_and_predictions(y_true, y_pred, n_samples, loss_name):
     if y_true is None or y_pred is None:
         raise ValueError(
@@ -316,10 +333,12 @@ def _true_class_proba(y_proba, true_column):
 
 
 def _zero_one_loss(y_true, y_pred, labels):
+    _check_discrete(y_true, "y_true")
     if y_pred.ndim == 2:
         y_proba, _, classes = _check_probabilities(y_true, y_pred, labels, "zero_one")
         y_pred = classes[np.argmax(y_proba, axis=1)]
     else:
+        _check_discrete(y_pred, "y_pred")
         _check_same_label_type(y_true, y_pred, "y_pred")
     return np.not_equal(y_true, y_pred).astype(np.float64)
 

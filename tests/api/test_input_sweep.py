@@ -204,13 +204,13 @@ def _flatten(result):
     if isinstance(result, (tuple, list)):
         return np.concatenate([np.zeros(0)] + [_flatten(v) for v in result])
     if hasattr(result, "__dict__"):
-        # NaN p-values mark the untested diagonal (a system against itself)
+        # NaN p-values (and ranking stabilities) mark the untested diagonal
         numbers = {k: v for k, v in vars(result).items() if k not in NAN_BY_DESIGN}
         return _flatten(numbers)
     return np.zeros(0)
 
 
-NAN_BY_DESIGN = {"p_values"}
+NAN_BY_DESIGN = {"p_values", "ranking_stability"}
 
 
 def _copy(value):

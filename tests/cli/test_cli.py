@@ -567,3 +567,14 @@ def test_ensemble_npz_with_ensemble_and_probability_csfs(tmp_path, capsys, csf):
     members[2, 7] = [0.5, 0.5, 0.5]
     np.savez(npz, y_true=y_true, proba=members)
     assert "member 2, row 7 sums to 1.5" in _error(capsys, "evaluate", npz)
+
+
+def test_confidence_named_as_the_prediction_column_is_refused(tmp_path, capsys):
+    # issue 28: ``--pred-column confidence`` scored AURC 1.0 and exited 0.
+    path = _write_csv(
+        tmp_path / "p.csv",
+        ["y_true", "y_pred", "confidence"],
+        [["0", "1", "1", "0"], ["0", "1", "0", "0"], [0.9, 0.8, 0.3, 0.7]],
+    )
+    line = _error(capsys, "evaluate", path, "--pred-column", "confidence")
+    assert "continuous values" in line and "confidence" in line

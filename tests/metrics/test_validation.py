@@ -395,3 +395,21 @@ def test_narrow_integer_labels_index_probability_columns(dtype, classes):
         y, proba, confidence
     )
     assert metrics.aurc(labels, proba, confidence) == metrics.aurc(y, proba, confidence)
+
+
+@pytest.mark.parametrize("metric", [aurc, augrc, uq_auc, selective_risk_at_coverage])
+def test_swapped_prediction_and_confidence_are_refused(metric):
+    # issue 28: aurc(y_true, confidence, y_pred) returned 1.0 without complaint.
+    y_true = [0, 1, 1, 0, 1]
+    y_pred = [0, 1, 0, 0, 1]
+    confidence = [0.9, 0.8, 0.3, 0.7, 0.6]
+    kwargs = {"coverage": 0.6} if metric is selective_risk_at_coverage else {}
+    with pytest.raises(ValueError, match="did you pass the confidence as y_pred"):
+        metric(y_true, confidence, y_pred, **kwargs)
+    with pytest.raises(ValueError, match="did you pass the confidence as y_true"):
+        metric(confidence, y_pred, y_true, **kwargs)
+    # Labels read as floats (a pandas CSV with 0.0 / 1.0) are still labels.
+    floats = np.asarray(y_true, dtype=float)
+    assert metric(floats, np.asarray(y_pred, float), confidence, **kwargs) == metric(
+        y_true, y_pred, confidence, **kwargs
+    )
