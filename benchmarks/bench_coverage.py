@@ -1,0 +1,297 @@
+"""What each interval, test and alert covers: simulations against known populations.
+
+Prints one table per statement of uncertainty, each cell a rate over
+``--repeats`` simulated data sets with its Monte-Carlo standard error; the user
+guide page "What each interval covers" quotes these numbers.
+
+- ``comparisons``: ``compare_confidence_functions`` with k CSFs that are equal on
+  the population (independent noise of one distribution on the same signal):
+  the family-wise rate of any ``significant`` (nominal: at most ``alpha``), and of
+  any pair "stable" by the paper's Wilcoxon procedure (``ranking_stability``);
+  then the power when one CSF is better.
+- ``groups``: ``metric_by_group`` with groups of equal size from populations of
+  different difficulty: how often each group's ``confidence_interval`` covers its
+  population value, and how often all of them (and all ``simultaneous_interval``)
+  do at once.
+- ``bootstrap``: ``bootstrap_metric`` on one population, each interval method:
+  how often the interval covers the population value.
+- ``monitor``: ``PerformanceMonitor`` without shift: how often
+  ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
+  accuracy, how often the ``expected_*`` intervals cover the population
+  accuracy, and the rate of false alerts per chunk.
+
+Run: ``python benchmarks/bench_coverage.py [--repeats 500] [--only monitor]``
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective.metrics import (
+    augrc,
+    aurc,
+    bootstrap_metric,
+    compare_confidence_functions,
+    metric_by_group,
+    selective_risk_at_coverage,
+    uq_auc,
+)
+
+
+def _rate(hits):
+    hits = np.asarray(hits, dtype=float)
+    rate = hits.mean()
+    return f"{rate:.3f} ± {np.sqrt(rate * (1 - rate) / hits.shape[0]):.3f}"
+
+
+# ----------------------------------------------------------------------------
+# Paired comparisons
+# ----------------------------------------------------------------------------
+def _csf_problem(rng, n, signals):
+    y_true = rng.integers(0, 2, n)
+    correct = rng.random(n) < 0.8
+    y_pred = np.where(correct, y_true, 1 - y_true)
+    confidences = {
+        f"csf{i}": rng.normal(size=n) + signal * correct
+        for i, signal in enumerate(signals)
+    }
+    return y_true, y_pred, confidences
+
+
+def _comparison_rates(n, signals, metric, repeats, n_resamples, seed):
+    rng = np.random.default_rng(seed)
+    significant, stable = [], []
+    for repeat in range(repeats):
+        y_true, y_pred, confidences = _csf_problem(rng, n, signals)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # undefined uq_auc on tiny resamples
+            result = compare_confidence_functions(
+                y_true,
+                y_pred,
+                confidences,
+                metric=metric,
+                n_resamples=n_resamples,
+                random_state=repeat,
+            )
+        if len(set(signals)) == 1:  # null: any significant pair is false
+            significant.append(result.significant.any())
+        else:  # power: the better CSF (the last) beats every other one
+            significant.append(result.significant[-1, :-1].all())
+        stable.append((result.ranking_stability <= result.alpha).any())
+    return significant, stable
+
+
+def bench_comparisons(repeats, sizes, n_resamples):
+    print("\nPaired comparisons: family-wise error under the null (alpha = 0.05)")
+    print(f"{'metric':>8} {'n':>6} {'k':>3}  {'significant (FWER)':>20}  "
+          f"{'ranking_stability':>20}")  # fmt: skip
+    for metric in ("augrc", "aurc", "uq_auc"):
+        for n in sizes:
+            for k in (2, 3, 4):
+                significant, stable = _comparison_rates(
+                    n, [1.0] * k, metric, repeats, n_resamples, seed=n + k
+                )
+                print(f"{metric:>8} {n:>6} {k:>3}  {_rate(significant):>20}  "
+                      f"{_rate(stable):>20}")  # fmt: skip
+    print("\nPower: one CSF with signal 1.5 against k - 1 with 1.0 "
+          "(rate at which it is significantly better than every other)")  # fmt: skip
+    print(f"{'metric':>8} {'n':>6} {'k':>3}  {'power':>20}")
+    for metric in ("augrc", "aurc", "uq_auc"):
+        for n in sizes:
+            for k in (2, 4):
+                signals = [1.0] * (k - 1) + [1.5]
+                power, _ = _comparison_rates(
+                    n, signals, metric, repeats, n_resamples, seed=2 * n + k
+                )
+                print(f"{metric:>8} {n:>6} {k:>3}  {_rate(power):>20}")
+
+
+# ----------------------------------------------------------------------------
+# Bootstrap intervals of one metric, and by group
+# ----------------------------------------------------------------------------
+_BOOTSTRAP_METRICS = {
+    "aurc": (aurc, {}),
+    "augrc": (augrc, {}),
+    "uq_auc": (uq_auc, {}),
+    "selective_risk_at_coverage": (selective_risk_at_coverage, {"coverage": 0.5}),
+}
+
+
+def _losses(rng, n, signal=1.0, accuracy=0.82):
+    """Right with probability ``accuracy``; confidence N(signal * correct, 1)."""
+    correct = rng.random(n) < accuracy
+    return rng.normal(size=n) + signal * correct, (~correct).astype(float)
+
+
+def _population_value(name, **population):
+    function, kwargs = _BOOTSTRAP_METRICS[name]
+    confidence, losses = _losses(np.random.default_rng(123), 2_000_000, **population)
+    return function(None, None, confidence, loss=losses, **kwargs)
+
+
+def bench_bootstrap(repeats, sizes, n_resamples):
+    methods = ("percentile", "basic", "BCa")
+    print("\nbootstrap_metric: coverage of the population value (95 % nominal)")
+    print(f"{'metric':>28} {'n':>6}  " + "  ".join(f"{m:>14}" for m in methods))
+    for name, (_, kwargs) in _BOOTSTRAP_METRICS.items():
+        truth = _population_value(name)
+        for n in sizes:
+            rng = np.random.default_rng(n)
+            covered = {method: [] for method in methods}
+            for repeat in range(repeats):
+                confidence, losses = _losses(rng, n)
+                for method in methods:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        low, high = bootstrap_metric(
+                            name,
+                            None,
+                            None,
+                            confidence,
+                            loss=losses,
+                            n_resamples=n_resamples,
+                            method=method,
+                            random_state=repeat,
+                            **kwargs,
+                        ).confidence_interval
+                    covered[method].append(low <= truth <= high)
+            cells = "  ".join(f"{_rate(covered[m]):>14}" for m in methods)
+            print(f"{name:>28} {n:>6}  {cells}")
+
+
+def bench_groups(repeats, sizes, n_resamples):
+    signals = (0.5, 1.0, 1.5, 2.0)  # four groups, from hard to easy
+    truths = np.array([_population_value("augrc", signal=s) for s in signals])
+    print("\nmetric_by_group (augrc, 4 groups of equal size, 95 % nominal)")
+    print(f"{'per group':>10}  {'one group':>14}  {'all, separate':>14}  "
+          f"{'all, simultaneous':>18}")  # fmt: skip
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        one, separate, joint = [], [], []
+        for repeat in range(repeats):
+            parts = [_losses(rng, n, signal=s) for s in signals]
+            confidence = np.concatenate([c for c, _ in parts])
+            losses = np.concatenate([loss for _, loss in parts])
+            groups = np.repeat(np.arange(len(signals)), n)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = metric_by_group(
+                    "augrc",
+                    None,
+                    None,
+                    confidence,
+                    loss=losses,
+                    groups=groups,
+                    n_resamples=n_resamples,
+                    random_state=repeat,
+                )
+            inside = (result.confidence_interval[:, 0] <= truths) & (
+                truths <= result.confidence_interval[:, 1]
+            )
+            together = (result.simultaneous_interval[:, 0] <= truths) & (
+                truths <= result.simultaneous_interval[:, 1]
+            )
+            one.extend(inside.tolist())
+            separate.append(inside.all())
+            joint.append(together.all())
+        print(f"{n:>10}  {_rate(one):>14}  {_rate(separate):>14}  "
+              f"{_rate(joint):>18}")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------
+# The performance monitor
+# ----------------------------------------------------------------------------
+class _Population:
+    """3 classes, 5 Gaussian features, P(y | x) = softmax(W x + b)."""
+
+    def __init__(self, seed=0):
+        rng = np.random.default_rng(seed)
+        self.weights = rng.normal(size=(5, 3))
+        self.bias = rng.normal(size=3)
+
+    def proba(self, X):
+        logits = X @ self.weights + self.bias
+        proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def draw(self, rng, n):
+        X = rng.normal(size=(n, 5))
+        y = (rng.random((n, 1)) > self.proba(X).cumsum(axis=1)).sum(axis=1)
+        return X, y
+
+
+def _monitor_rates(method, n_reference, n_chunk, repeats, n_resamples, seed=0):
+    population = _Population(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = LogisticRegression().fit(*population.draw(rng, 500))
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.7)
+    clf.fit(*population.draw(rng, 2000))
+    X_big, _ = population.draw(rng, 400_000)
+    index = np.searchsorted(clf.classes_, clf.predict(X_big))
+    p_correct = population.proba(X_big)[np.arange(X_big.shape[0]), index]
+    accepted = clf.predict_accept(X_big)
+    truth = (p_correct.mean(), p_correct[accepted].mean())
+    realised, expected, alerts = ([], []), ([], []), []
+    for repeat in range(repeats):
+        X_ref, y_ref = population.draw(rng, n_reference)
+        X, y = population.draw(rng, n_chunk)
+        monitor = PerformanceMonitor(
+            clf, method=method, n_resamples=n_resamples, random_state=repeat
+        )
+        r = monitor.fit(X_ref, y_ref).estimate(X).with_labels(y)
+        alerts.append(bool(r.alert[0]))
+        for k, name in enumerate(("accuracy", "selective_accuracy")):
+            value = getattr(r, f"realised_{name}")[0]
+            low, high = getattr(r, f"{name}_lower")[0], getattr(r, f"{name}_upper")[0]
+            realised[k].append(low <= value <= high)
+            low = getattr(r, f"expected_{name}_lower")[0]
+            high = getattr(r, f"expected_{name}_upper")[0]
+            expected[k].append(low <= truth[k] <= high)
+    return realised, expected, alerts
+
+
+def bench_monitor(repeats, n_resamples):
+    print("\nPerformanceMonitor without shift (confidence_level = 0.95)")
+    print(f"{'method':>14} {'n_ref/chunk':>12}  {'realised acc':>14}  "
+          f"{'realised sel':>14}  {'expected acc':>14}  {'expected sel':>14}  "
+          f"{'false alerts':>14}")  # fmt: skip
+    for method in ("calibrated_ac", "atc"):
+        for n_reference, n_chunk in ((1500, 1500), (1500, 200), (10000, 200)):
+            realised, expected, alerts = _monitor_rates(
+                method, n_reference, n_chunk, repeats, n_resamples
+            )
+            cells = [_rate(v) for v in (*realised, *expected, alerts)]
+            print(f"{method:>14} {f'{n_reference}/{n_chunk}':>12}  "
+                  + "  ".join(f"{c:>14}" for c in cells))  # fmt: skip
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=500)
+    parser.add_argument("--n-resamples", type=int, default=500)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
+    parser.add_argument(
+        "--only",
+        choices=["comparisons", "bootstrap", "groups", "monitor"],
+        default=None,
+    )
+    options = parser.parse_args()
+    start = time.perf_counter()
+    if options.only in (None, "comparisons"):
+        bench_comparisons(options.repeats, options.sizes, options.n_resamples)
+    if options.only in (None, "bootstrap"):
+        bench_bootstrap(options.repeats, options.sizes, min(options.n_resamples, 1000))
+    if options.only in (None, "groups"):
+        bench_groups(options.repeats, options.sizes, options.n_resamples)
+    if options.only in (None, "monitor"):
+        bench_monitor(options.repeats, min(options.n_resamples, 200))
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
