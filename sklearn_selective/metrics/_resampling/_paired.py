@@ -24,8 +24,8 @@ Two statements about each ordered pair, both Holm-adjusted over the pairs:
 import warnings
 
 import numpy as np
-from scipy.special import ndtr
 from scipy.stats import rankdata, wilcoxon
+from scipy.stats import t as student_t
 
 from ..._utils._draws import _bootstrap_counts
 from ..._utils._intervals import _interval, _warn_undefined
@@ -128,16 +128,18 @@ def _as_matrix(raw, n_entries):
     return p_values
 
 
-def _paired_bootstrap_p_values(statistic, signed):
+def _paired_bootstrap_p_values(statistic, signed, n_samples):
     """Holm-adjusted p-values that column i is lower (better) than column j.
 
     For the ordered pair ``(i, j)`` the null hypothesis is ``theta_i >= theta_j``
     and the statistic the observed difference ``d = statistic_i - statistic_j``
     (signed so that lower is better), divided by the standard deviation of the
-    paired bootstrap differences ``D* = signed_i - signed_j``: ``p = Phi(d /
-    sd(D*))``, the one-sided test with the bootstrap standard error (Efron and
-    Tibshirani 1993, Sec. 16.4). A pair whose resample differences do not vary
-    (identical rankings, or a difference the resamples cannot weigh) gets p = 1.
+    paired bootstrap differences ``D* = signed_i - signed_j``: ``p = F(d /
+    sd(D*))`` with ``F`` Student's t distribution with ``n_samples - 1`` degrees
+    of freedom, the one-sided test with the bootstrap standard error (Efron and
+    Tibshirani 1993, Sec. 16.4) with the small-sample widening of a t test. A
+    pair whose resample differences do not vary (identical rankings, or a
+    difference the resamples cannot weigh) gets p = 1.
     """
     n_resamples, n_entries = signed.shape
     first, second = _ordered_pairs(n_entries)
@@ -147,7 +149,9 @@ def _paired_bootstrap_p_values(statistic, signed):
     difference = statistic[first] - statistic[second]
     spread = np.std(signed[:, first] - signed[:, second], axis=0, ddof=1)
     usable = (spread > 0) & np.isfinite(difference)
-    raw[usable] = ndtr(difference[usable] / spread[usable])
+    raw[usable] = student_t.cdf(
+        difference[usable] / spread[usable], df=max(n_samples - 1, 1)
+    )
     return _as_matrix(raw, n_entries)
 
 
@@ -174,7 +178,7 @@ def _ranking_stability(signed):
 
 
 def _paired_comparison(
-    result_class, names, name, statistic, distribution, alpha, **extra
+    result_class, names, name, statistic, distribution, alpha, n_samples, **extra
 ):
     """Ranks, tests and intervals of a paired bootstrap distribution; a result."""
     n_resamples, n_entries = distribution.shape
@@ -188,7 +192,7 @@ def _paired_comparison(
         signed_statistic = np.array([statistic[entry] for entry in names]) * (
             -1.0 if greater_is_better else 1.0
         )
-        p_values = _paired_bootstrap_p_values(signed_statistic, signed)
+        p_values = _paired_bootstrap_p_values(signed_statistic, signed, n_samples)
         stability = _ranking_stability(signed)
     else:
         mean_rank = np.full(n_entries, np.nan)
