@@ -22,7 +22,7 @@ from .._utils._sklearn import (
     estimator_has,
     fit_context,
 )
-from .._utils._validation import _check_sample_weight
+from .._utils._validation import _check_sample_weight, check_labels_match_classes
 from ..confidence import predict_with_confidence
 from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
@@ -461,6 +461,7 @@ class SelectiveClassifier(
         )
         self.estimator_ = held_out.estimator
         self.classes_ = self.estimator_.classes_
+        check_labels_match_classes(y, self.classes_)
         check_reject_label(self.reject_label, self.classes_)
         validation = Bunch(
             y_true=y[held_out.indices],

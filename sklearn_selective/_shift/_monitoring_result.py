@@ -5,6 +5,8 @@ import dataclasses
 import numpy as np
 from sklearn.utils import column_or_1d
 
+from .._utils._validation import check_labels_match_classes
+
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
 RESULT_ARRAYS = (
     "coverage",
@@ -175,6 +177,7 @@ ndarray of shape (n_chunks,)
                 "y contains NaN; drop the unlabelled samples from both the data "
                 "and y, or estimate them separately."
             )
+        check_labels_match_classes(y, np.unique(self._y_pred))
         correct = (y == self._y_pred).astype(np.float64)
         ids, n_chunks = self._chunk_id, self.n_chunks
         n = np.bincount(ids, minlength=n_chunks)

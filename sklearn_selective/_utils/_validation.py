@@ -204,6 +204,23 @@ def _check_discrete(labels, name):
     return labels
 
 
+def check_labels_match_classes(y, classes, name="y"):
+    """Raise when ``y`` holds strings and the model's classes numbers (or the
+    reverse): no label could ever equal a prediction, so every sample would
+    count as an error (e.g. a ``FrozenEstimator`` fitted on integer labels, fed
+    string labels read from a file)."""
+    y_kind = _label_kind(np.asarray(y), name)
+    class_kind = _label_kind(np.asarray(classes), "classes_")
+    if y_kind != class_kind:
+        target = "str" if class_kind == "string" else "int"
+        raise ValueError(
+            f"{name} holds {y_kind}s but the model's classes_ are {class_kind}s "
+            f"({np.asarray(classes)[:5].tolist()}), so no label could match a "
+            f"prediction and every sample would count as an error. Convert {name} "
+            f"to the type of the classes, e.g. {name}.astype({target})."
+        )
+
+
 def _check_labels_and_predictions(y_true, y_pred, n_samples, loss_name):
     if y_true is None or y_pred is None:
         raise ValueError(

@@ -641,3 +641,22 @@ def test_cost_rule_offers_no_inner_decision_function_and_works_with_scorers(data
     np.testing.assert_allclose(np.exp(log_proba), clf.predict_proba(X_new))
     for name in ("neg_augrc", "uq_c_index"):
         assert np.isfinite(get_scorer(name)(clf, X_new, y_new))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"target_coverage": 0.9},
+        {"target_risk": 0.1},
+        {"target_risk": 0.1, "threshold_per_class": True},
+    ],
+)
+def test_frozen_model_with_string_labels_is_refused(data, params):
+    # issue 28: y as strings, classes_ integers: every sample counted as wrong
+    # (risk_ 1.0 or abstain on everything), without an error.
+    X, y, _, _ = data
+    model = _model().fit(X[:1000], y[:1000])
+    with pytest.raises(ValueError, match=r"y holds strings but the model's classes_"):
+        SelectiveClassifier(FrozenEstimator(model), **params).fit(
+            X[1000:], y[1000:].astype(str)
+        )

@@ -499,3 +499,13 @@ def test_no_shift_unbiased_and_nominal_coverage(method):
         warnings.simplefilter("error")
         rows, truth, alerts = _simulate(method, n_repeats=300, n_resamples=200)
     _check_simulation(rows, truth, alerts, coverage_tolerance_se=2)
+
+
+def test_with_labels_of_another_type_is_refused(setting):
+    # issue 28: string labels against integer predictions reported accuracy 0.0.
+    _, clf, X_ref, y_ref, X, y = setting
+    result = PerformanceMonitor(clf, n_resamples=0).fit(X_ref, y_ref).estimate(X)
+    with pytest.raises(ValueError, match="y holds strings"):
+        result.with_labels(y.astype(str))
+    floats = result.with_labels(y.astype(float)).realised_accuracy
+    np.testing.assert_array_equal(floats, result.with_labels(y).realised_accuracy)
