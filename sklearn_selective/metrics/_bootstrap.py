@@ -108,7 +108,13 @@ def bootstrap_metric(
         too).
         BCa estimates the acceleration by the jackknife, which evaluates the
         metric on the ``n_samples`` leave-one-out samples: as costly as
-        ``n_samples`` extra resamples.
+        ``n_samples`` extra resamples. When its levels are undefined (a
+        degenerate jackknife) the percentile interval is returned, with a
+        warning, and ``result.method`` is ``"percentile"``. Coverage measured
+        in simulation: from about 200 samples on, the percentile and BCa
+        intervals hold their level; with about nine failures (50 samples) they
+        cover 0.87-0.92 and 0.87-0.93 (user guide, "What each interval
+        covers").
 
     random_state : int, RandomState instance, Generator or None, default=None
         Source of the resamples. An int seeds
@@ -152,6 +158,10 @@ def bootstrap_metric(
         ``bootstrap_distribution``; the interval and standard error are
         computed from the defined values only (nan-aware quantiles), which
         conditions on the metric being defined.
+
+    DegenerateDataWarning
+        When ``method="BCa"`` cannot be computed and the percentile interval is
+        returned instead.
 
     See Also
     --------
