@@ -27,6 +27,15 @@ def check_costs(cost_matrix, rejection_cost, classes):
     n_classes = len(classes)
     if callable(cost_matrix):
         cost_matrix = cost_matrix(classes)
+    for name, values in (
+        ("cost_matrix", cost_matrix),
+        ("rejection_cost", rejection_cost),
+    ):
+        if np.iscomplexobj(values):
+            raise ValueError(
+                f"{name} holds complex numbers; costs must be real (the imaginary "
+                "part would be dropped). Pass real values, e.g. np.real(costs)."
+            )
     matrix = np.asarray(cost_matrix, dtype=np.float64)
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(

@@ -413,7 +413,12 @@ def metric_by_group(
     for position in range(unique.shape[0]):
         mask = index == position
         args = [_subset(value, mask, n_samples) for value in (y_true, y_pred)]
-        kwargs = {k: _subset(v, mask, n_samples) for k, v in metric_kwargs.items()}
+        # Only the per-sample losses are split with the samples: any other
+        # keyword (coverage_range, labels, ...) may have n entries by chance.
+        kwargs = {
+            k: _subset(v, mask, n_samples) if k == "loss" else v
+            for k, v in metric_kwargs.items()
+        }
         weight = None if sample_weight is None else sample_weight[mask]
         extra = {} if weight is None else {"sample_weight": weight}
         values[position] = function(*args, confidence[mask], **kwargs, **extra)

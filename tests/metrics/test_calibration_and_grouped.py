@@ -399,3 +399,15 @@ def test_metric_by_group_equals_loops_over_groups(rows, metric):
     assert list(result.groups) == present
     np.testing.assert_allclose(result.values, [expected[g] for g in present])
     assert result.worst_value == max(expected.values())
+
+
+def test_metric_by_group_splits_only_per_sample_losses():
+    # issue 28: coverage_range (two entries) was split like the data when n = 2.
+    result = metric_by_group(
+        "aurc", [0, 1], [0, 0], [0.9, 0.2], groups=[0, 1], coverage_range=(0.0, 0.5)
+    )
+    expected = [
+        aurc([0], [0], [0.9], coverage_range=(0.0, 0.5)),
+        aurc([1], [0], [0.2], coverage_range=(0.0, 0.5)),
+    ]
+    np.testing.assert_array_equal(result.values, expected)

@@ -693,3 +693,11 @@ def test_significant_holds_the_family_wise_error_between_equal_csfs(metric, n, k
         stable += bool((result.ranking_stability <= alpha).any())
     assert false / repeats <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / repeats)
     assert stable / repeats > 0.9
+
+
+def test_names_that_read_the_same_are_refused():
+    # issue 28: systems named 1 and "1" merged into one entry of the JSON.
+    y_true, systems = _systems(n=60)
+    first, second = list(systems.values())[:2]
+    with pytest.raises(ValueError, match="read the same as text"):
+        compare_systems(y_true, {1: first, "1": second}, n_resamples=20)

@@ -77,3 +77,14 @@ def test_empirical_cost_margin_matches_brute_force(problem, weighted):
     np.testing.assert_allclose(
         table["cost"], np.array(totals[:-1]) / w.sum(), atol=1e-12
     )
+
+
+def test_complex_costs_are_refused():
+    # issue 28: a complex cost matrix lost its imaginary part with a numpy warning.
+    from sklearn_selective._selective._cost import check_costs
+
+    classes = np.array([0, 1])
+    with pytest.raises(ValueError, match="cost_matrix holds complex numbers"):
+        check_costs(np.array([[0, 1 + 1j], [1, 0]]), 0.3, classes)
+    with pytest.raises(ValueError, match="rejection_cost holds complex numbers"):
+        check_costs(1 - np.eye(2), 0.3 + 0j, classes)

@@ -80,7 +80,16 @@ def _check_entries(entries, what, kind):
         raise ValueError(
             f"{what} must map at least two names to {kind}; got {len(entries)}."
         )
-    return list(entries)
+    names = list(entries)
+    as_text = [str(name) for name in names]
+    if len(set(as_text)) < len(names):
+        same = sorted({text for text in as_text if as_text.count(text) > 1})
+        raise ValueError(
+            f"{what} has names that read the same as text ({same}, e.g. 1 and "
+            "'1'): the tables and JSON of the result would merge them. Give each "
+            "entry a distinct name."
+        )
+    return names
 
 
 def _evaluator(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs):
