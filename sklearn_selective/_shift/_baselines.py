@@ -153,25 +153,11 @@ class AverageConfidenceEstimator(_BaseAccuracyEstimator):
 
     Parameters
     ----------
-    estimator : estimator instance
-        The probabilistic classifier, unfitted or wrapped in
-        :class:`~sklearn.frozen.FrozenEstimator`.
-
-    %(held_out_cv)s
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of a float ``cv`` split.
+    %(baseline_estimator_and_cv)s
 
     Attributes
     ----------
-    estimator_ : estimator instance
-        The fitted classifier.
-
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-
-    source_accuracy_ : float
-        The held-out source accuracy.
+    %(baseline_fitted)s
 
     source_confidence_ : float
         The mean held-out source MSP (a calibration check: close to
@@ -253,25 +239,11 @@ class DoCEstimator(AverageConfidenceEstimator):
 
     Parameters
     ----------
-    estimator : estimator instance
-        The probabilistic classifier, unfitted or wrapped in
-        :class:`~sklearn.frozen.FrozenEstimator`.
-
-    %(held_out_cv)s
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of a float ``cv`` split.
+    %(baseline_estimator_and_cv)s
 
     Attributes
     ----------
-    estimator_ : estimator instance
-        The fitted classifier.
-
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-
-    source_accuracy_ : float
-        The held-out source accuracy.
+    %(baseline_fitted)s
 
     source_confidence_ : float
         The mean held-out source MSP.

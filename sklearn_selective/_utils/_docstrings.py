@@ -7,6 +7,26 @@ substitutes it, re-indented to the docstring's indentation.
 import textwrap
 
 _SNIPPETS = {
+    "baseline_estimator_and_cv": """
+estimator : estimator instance
+    The probabilistic classifier, unfitted or wrapped in
+    :class:`~sklearn.frozen.FrozenEstimator`.
+
+%(held_out_cv)s
+
+random_state : int, RandomState instance or None, default=None
+    Seed of a float ``cv`` split.
+""",
+    "baseline_fitted": """
+estimator_ : estimator instance
+    The fitted classifier.
+
+classes_ : ndarray of shape (n_classes,)
+    The class labels.
+
+source_accuracy_ : float
+    The held-out source accuracy.
+""",
     "held_out_cv": """
 cv : int, cross-validation generator, iterable or float, default=None
     How held-out source scores are produced, as in
@@ -129,15 +149,20 @@ sample_weight : array-like of shape (n_samples,), default=None
 }
 
 
-def fill_doc(function):
-    """Substitute the ``%(name)s`` snippets in ``function.__doc__``."""
-    doc = function.__doc__
-    lines = doc.splitlines()
+def _fill(text):
+    """``text`` with every line ``%(name)s`` replaced by its snippet, indented
+    like the line; snippets may hold snippets of their own."""
+    lines = text.splitlines()
     for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith("%(") and stripped.endswith(")s"):
             indent = line[: len(line) - len(line.lstrip())]
-            snippet = _SNIPPETS[stripped[2:-2]].strip("\n")
+            snippet = _fill(_SNIPPETS[stripped[2:-2]].strip("\n"))
             lines[index] = textwrap.indent(snippet, indent)
-    function.__doc__ = "\n".join(lines)
+    return "\n".join(lines)
+
+
+def fill_doc(function):
+    """Substitute the ``%(name)s`` snippets in ``function.__doc__``."""
+    function.__doc__ = _fill(function.__doc__)
     return function
