@@ -6,6 +6,4 @@ the metrics, ``_demo`` runs the demo. The console script is
 ``sklearn_selective._cli:main``.
 """
 
-from ._main import main
-
-__all__ = ["main"]
+from ._main import main as main  # the console script sklearn_selective._cli:main
