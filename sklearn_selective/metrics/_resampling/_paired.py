@@ -97,7 +97,7 @@ def _evaluator(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs)
     if uses_area_options(metric_kwargs):
         raise ValueError(
             "Paired comparisons evaluate the metrics vectorised, without the options "
-            "coverage_range, class_balanced, estimator='trapezoid' and "
+            "coverage_range, class_balanced, aurc_estimator='trapezoid' and "
             "oracle='asymptotic'; compare with bootstrap_metric per system instead."
         )
     weight_kwarg = {} if sample_weight is None else {"sample_weight": sample_weight}
