@@ -73,6 +73,14 @@ def check_csf_supported(estimator, csf):
     else:
         supported = hasattr(estimator, _OUTPUT_METHODS[output])
         needed = f"a {_OUTPUT_METHODS[output]} method"
+    if not supported and not any(
+        hasattr(estimator, method) for method in ("predict_proba", "decision_function")
+    ):
+        raise ValueError(
+            f"{type(estimator).__name__} has neither predict_proba nor "
+            "decision_function, so no confidence score can be computed from it: "
+            "pass a classifier (a regressor cannot abstain on its predictions)."
+        )
     if not supported:
         alternative = "'msp'" if hasattr(estimator, "predict_proba") else "'max_logit'"
         raise ValueError(

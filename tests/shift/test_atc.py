@@ -657,3 +657,14 @@ def test_regression_doc_estimator(shifted):
         doc.fit_regression(sets[0][0])
     with pytest.raises(NotFittedError):
         DoCEstimator(frozen).fit_regression(sets)
+
+
+def test_a_regressor_gets_told_a_classifier_is_needed():
+    # issue 28: the advice was "use a CSF such as 'max_logit'", which a
+    # regressor lacks too.
+    from sklearn.linear_model import LinearRegression
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="neither predict_proba nor decision_function"):
+        ATCEstimator(LinearRegression()).fit(X, y)
