@@ -139,7 +139,7 @@ class TooFewSamplesError(ValueError):
     """The validation data are too few to certify the target risk at all."""
 
 
-def fit_guaranteed_risk(curve, target_risk, confidence_level):
+def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):
     """SGR (Geifman & El-Yaniv 2017): binary search over the distinct thresholds for
     the lowest one whose Clopper-Pearson upper bound on the selective risk, at level
     ``1 - delta / k`` (``delta = 1 - confidence_level``) for the ``k`` tests of the
@@ -147,16 +147,20 @@ def fit_guaranteed_risk(curve, target_risk, confidence_level):
 
     With probability at least ``confidence_level`` over the validation sample, the
     selective risk of the returned threshold on new data is at most the target.
-    Assumes unit weights (binomial counts) and 0/1 losses.
+    Assumes unit weights (binomial counts) and 0/1 losses. ``level_text`` says
+    in messages where ``confidence_level`` comes from when the caller changed it
+    (the per-class Bonferroni split).
     """
+    if level_text is None:
+        level_text = f"confidence_level={confidence_level}"
     n_thresholds = curve.thresholds.shape[0]
     n_tests = sgr_n_tests(n_thresholds)
     n_samples = round(curve.total_weight)
     needed = min_samples_for_guarantee(target_risk, confidence_level, n_tests)
     if n_samples < needed:
         raise TooFewSamplesError(
-            f"A selective risk <= {target_risk} with confidence_level="
-            f"{confidence_level} cannot be certified from {n_samples} validation "
+            f"A selective risk <= {target_risk} with {level_text} "
+            f"cannot be certified from {n_samples} validation "
             f"samples: even with no error at all, at least {needed} are needed. Use "
             "more validation data (a larger cv fraction or held-out set), a larger "
             "target_risk or a smaller confidence_level."
@@ -180,7 +184,7 @@ def fit_guaranteed_risk(curve, target_risk, confidence_level):
     if lo < 0:
         return _abstain_on_everything(
             f"No threshold certifies a selective risk <= {target_risk} with "
-            f"confidence_level={confidence_level} on this validation data."
+            f"{level_text} on this validation data."
         )
     return curve.at(lo, risk_bound=lo_bound)
 
@@ -268,8 +272,14 @@ def _fit_one_class(policy, params, samples, pooled, n_classes):
     if policy == "guaranteed_risk":
         # Bonferroni: each class fails with probability (1 - level) / n_classes, so
         # all the classes' guarantees hold together with probability >= level.
-        level = 1 - (1 - params["confidence_level"]) / n_classes
-        params = {**params, "confidence_level": level}
+        stated = params["confidence_level"]
+        level = 1 - (1 - stated) / n_classes
+        text = (
+            f"per-class confidence level {level:.4g} (your confidence_level={stated} "
+            f"split over the {n_classes} classes, Bonferroni, so that all hold "
+            "together)"
+        )
+        params = {**params, "confidence_level": level, "level_text": text}
         try:
             return POLICIES[policy](curve, **params), curve, None
         except TooFewSamplesError:

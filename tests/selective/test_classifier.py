@@ -660,3 +660,19 @@ def test_frozen_model_with_string_labels_is_refused(data, params):
         SelectiveClassifier(FrozenEstimator(model), **params).fit(
             X[1000:], y[1000:].astype(str)
         )
+
+
+def test_per_class_guarantee_message_explains_the_split_level(data):
+    # issue 28: the message reported confidence_level=0.95 when the user passed
+    # 0.9 (the Bonferroni level of each class), without saying why.
+    X, y, _, _ = data
+    clf = SelectiveClassifier(
+        _model(),
+        target_risk=0.05,
+        confidence_level=0.9,
+        threshold_per_class=True,
+        cv=0.3,
+        refit=False,
+    )
+    with pytest.warns(UserWarning, match="your confidence_level=0.9 split over the 3"):
+        clf.fit(X, y)
