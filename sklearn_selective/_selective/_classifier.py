@@ -46,7 +46,7 @@ def _check_fit_sample_weight(sample_weight, y):
             f"sample_weight has {weights.shape[0]} entries but y has "
             f"{y.shape[0]}; pass one weight per sample."
         )
-    return _check_sample_weight(weights, y.shape[0])
+    return _check_sample_weight(weights, y.shape[0], reference="y")
 
 
 def _predict_proba_and_msp(estimator, X):

@@ -79,7 +79,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         check_classification_targets(y)
         X, y = indexable(X, y)
         y = column_or_1d(y, warn=True)
-        sample_weight = _check_sample_weight(sample_weight, y.shape[0])
+        sample_weight = _check_sample_weight(sample_weight, y.shape[0], reference="y")
         routed = self._fit_params(sample_weight, fit_params)
         csf, csf_params = self._csf()
         held_out = self._fit_held_out(
@@ -132,7 +132,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
                 f"y has {y.shape[0]} labels but X has {y_pred.shape[0]} samples; "
                 "pass one label per sample."
             )
-        weight = _check_sample_weight(sample_weight, y.shape[0])
+        weight = _check_sample_weight(sample_weight, y.shape[0], reference="y")
         accuracy = np.average(y_pred == y, weights=weight)
         estimate = self.estimate_accuracy(X, sample_weight=weight)
         return -float(abs(estimate - accuracy))
@@ -141,7 +141,9 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         check_is_fitted(self, self._fitted_attribute)
         csf, csf_params = self._csf()
         _, confidence = predict_with_confidence(self.estimator_, X, csf, csf_params)
-        return confidence, _check_sample_weight(sample_weight, confidence.shape[0])
+        return confidence, _check_sample_weight(
+            sample_weight, confidence.shape[0], reference="X"
+        )
 
 
 @fill_doc
@@ -370,7 +372,9 @@ class DoCEstimator(AverageConfidenceEstimator):
                 f"{name}: y has {y.shape[0]} labels but X has {y_pred.shape[0]} "
                 "samples; pass one label per sample."
             )
-        weight = _check_sample_weight(weight[0] if weight else None, y.shape[0])
+        weight = _check_sample_weight(
+            weight[0] if weight else None, y.shape[0], reference="y"
+        )
         return (
             np.average(y_pred == y, weights=weight),
             np.average(confidence, weights=weight),

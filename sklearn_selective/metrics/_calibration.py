@@ -215,6 +215,8 @@ def expected_calibration_error(
         y_true, y_proba, labels, "expected_calibration_error", name="y_proba"
     )
     y_proba = np.asarray(y_proba, dtype=np.float64)
-    sample_weight = _check_sample_weight(sample_weight, y_true.shape[0])
+    sample_weight = _check_sample_weight(
+        sample_weight, y_true.shape[0], reference="y_true"
+    )
     scores, targets = _MULTICLASS[multiclass](y_proba, true_column)
     return float(_ece_columns(scores, targets, sample_weight, n_bins, strategy).mean())

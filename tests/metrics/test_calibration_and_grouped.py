@@ -411,3 +411,12 @@ def test_metric_by_group_splits_only_per_sample_losses():
         aurc([1], [0], [0.2], coverage_range=(0.0, 0.5)),
     ]
     np.testing.assert_array_equal(result.values, expected)
+
+
+def test_ece_messages_name_its_own_arguments():
+    # issue 28: ECE's message named a ``confidence`` argument it does not have.
+    message = "sample_weight has 2 entries but y_true has 3"
+    with pytest.raises(ValueError, match=message):
+        expected_calibration_error(
+            [0, 1, 1], [[0.2, 0.8], [0.1, 0.9], [0.5, 0.5]], sample_weight=[1, 2]
+        )
