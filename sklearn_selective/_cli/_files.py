@@ -79,7 +79,9 @@ def _header(path):
             f"{path}: the header names the column(s) "
             f"{', '.join(map(repr, duplicates))} more than once; rename them"
         )
-    if "" in counts:
+    # pandas' default ``DataFrame.to_csv`` writes the index as an unnamed first
+    # column; like ``pandas.read_csv(..., index_col=0)`` it is read as the index.
+    if "" in header[1:]:
         raise InputError(f"{path}: the header has an empty column name")
     return header
 
@@ -213,6 +215,8 @@ def read_csv(path):
         _describe_malformed(path, len(header))
     if not body or body[0].shape[0] == 0:
         raise InputError(f"{path} has a header but no data rows")
+    if header[0] == "":  # the unnamed index column of pandas' to_csv
+        header, body = header[1:], body[1:]
     return Table(path, dict(zip(header, body, strict=True)), _line_locator(path))
 
 

@@ -586,3 +586,20 @@ def test_a_csv_with_a_nul_byte_is_refused(tmp_path, capsys):
     path.write_bytes(b"y_true,y_pred,confidence\n0,0,0.9\n1,1\x00,0.8\n1,0,0.3\n")
     line = _error(capsys, "evaluate", path)
     assert "NUL byte" in line and "CSV UTF-8" in line
+
+
+def test_pandas_default_csv_with_its_index_column(tmp_path, capsys, predictions):
+    # issue 28: df.to_csv("x.csv") writes an unnamed index column first; evaluate
+    # stopped with "the header has an empty column name".
+    pandas = pytest.importorskip("pandas")
+    y_true, proba, _ = predictions
+    frame = pandas.DataFrame(proba, columns=[f"proba_{k}" for k in range(3)])
+    frame.insert(0, "y_true", y_true)
+    path = tmp_path / "x.csv"
+    frame.to_csv(path)  # the user's own call, index included
+    assert path.read_text().startswith(",y_true,proba_0")
+    with_index = _json(capsys, path, "--n-resamples", "0")
+    frame.to_csv(path, index=False)
+    assert with_index["values"] == _json(capsys, path, "--n-resamples", "0")["values"]
+    path.write_text("y_true,,proba_0\n0,1,0.5\n")
+    assert "empty column name" in _error(capsys, "evaluate", path)
