@@ -261,7 +261,13 @@ def estimates_for_rows(method, chunk, counts, rows):
     no accepted sample give NaN selective accuracy. Estimates are clipped to
     [0, 1] (DoC can leave it).
     """
-    everything, selective = method.proxies(chunk, rows)
+    return weighted_estimates(method.proxies(chunk, rows), chunk, counts)
+
+
+def weighted_estimates(proxies, chunk, counts):
+    """:func:`estimates_for_rows` from the proxies ``method.proxies`` returned,
+    so that several weightings of one block share them."""
+    everything, selective = proxies
     counts = np.asarray(counts, dtype=np.float64)
     accepted = chunk.accepted
     accuracy = _weighted_means(np.broadcast_to(everything, counts.shape), counts)

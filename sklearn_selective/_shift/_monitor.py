@@ -15,7 +15,7 @@ from .._utils._intervals import percentile_interval
 from .._utils._sklearn import HasMethods, Interval, StrOptions, fit_context, num_samples
 from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
-from ._methods import METHODS, ModelOutputs, estimates_for_rows
+from ._methods import METHODS, ModelOutputs, estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
 from ._realised import fit_correctness, noise_variance, realised_interval
 
@@ -381,8 +381,9 @@ default="calibrated_ac"
         row = 1
         for counts in _resample_counts(rng, n_samples, self.n_resamples):
             rows = slice(row, row + counts.shape[0])
+            proxies = self._method.proxies(chunk, rows)  # shared by both weightings
             for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
-                block = estimates_for_rows(self._method, chunk, weights, rows)
+                block = weighted_estimates(proxies, chunk, weights)
                 values[0].append(block[0])
                 values[1].append(block[1])
             row = rows.stop
