@@ -16,18 +16,22 @@ from .._utils._validation import (
 
 def _quantile_edges(scores, weight, n_bins):
     """Bin edges at the quantiles of each column of ``scores`` (n, k), shape
-    ``(n_bins + 1, k)``: :func:`numpy.percentile` (linear interpolation), as
-    :func:`sklearn.calibration.calibration_curve`. With weights, the same linear
-    rule on cumulative-weight positions, so that integer weights equal repeated
-    samples and unit weights equal no weights."""
-    levels = np.linspace(0.0, 1.0, n_bins + 1)
+    ``(n_bins + 1, k)``: the linear interpolation of :func:`numpy.percentile`, as
+    :func:`sklearn.calibration.calibration_curve`, on cumulative-weight
+    positions. No weights are unit weights on this one path, so that unit
+    weights equal no weights and integer weights equal repeated samples to the
+    last bit (a score equal to an edge falls in the same bin either way)."""
+    # The levels, positions and interpolation of numpy.percentile's "linear"
+    # method, operation for operation, so that edges equal numpy's bit for bit.
+    levels = np.linspace(0.0, 1.0, n_bins + 1) * 100.0 / 100.0
     if weight is None:
-        return np.percentile(scores, levels * 100.0, axis=0)
+        weight = np.ones(scores.shape[0])
     order = np.argsort(scores, axis=0, kind="stable")
     sorted_scores = np.take_along_axis(scores, order, axis=0)
     cumulative = np.cumsum(weight[order], axis=0)  # (n, k)
-    position = levels * max(cumulative[-1, 0] - 1.0, 0.0)  # 0-based, as in numpy
-    lower, upper = np.floor(position), np.ceil(position)
+    position = max(cumulative[-1, 0] - 1.0, 0.0) * levels  # 0-based, as in numpy
+    lower = np.floor(position)
+    upper = lower + 1.0
 
     def value_at(t):
         # The sample whose copies occupy position t: first with cumulative > t.
@@ -36,7 +40,13 @@ def _quantile_edges(scores, weight, n_bins):
         return np.take_along_axis(sorted_scores, index, axis=0)
 
     low_value, high_value = value_at(lower), value_at(upper)
-    return low_value + (position - lower)[:, None] * (high_value - low_value)
+    fraction = np.broadcast_to((position - lower)[:, None], low_value.shape)
+    step = high_value - low_value
+    return np.where(
+        fraction >= 0.5,
+        high_value - step * (1.0 - fraction),
+        low_value + step * fraction,
+    )
 
 
 def _bin_index(scores, edges):

@@ -420,3 +420,32 @@ def test_ece_messages_name_its_own_arguments():
         expected_calibration_error(
             [0, 1, 1], [[0.2, 0.8], [0.1, 0.9], [0.5, 0.5]], sample_weight=[1, 2]
         )
+
+
+def test_ece_quantile_unit_weights_equal_no_weights_with_tied_scores():
+    # Probabilities rounded to one decimal, as exported by many tools: scores
+    # fall exactly on interpolated edges, where a last-bit difference between
+    # the weighted and unweighted edges moved a sample to another bin
+    # (0.25 against 0.23 before the fix).
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, k, n_bins = rng.integers(2, 60), rng.integers(2, 4), rng.integers(2, 12)
+        y_proba = np.round(rng.dirichlet(np.ones(k), size=n), 1) + 1e-3
+        y_proba /= y_proba.sum(axis=1, keepdims=True)
+        y_true = rng.integers(0, k, n)
+        for multiclass in ("top_label", "classwise"):
+            kwargs = {"strategy": "quantile", "n_bins": int(n_bins)}
+            kwargs.update(multiclass=multiclass, labels=np.arange(k))
+            plain = expected_calibration_error(y_true, y_proba, **kwargs)
+            unit = expected_calibration_error(
+                y_true, y_proba, sample_weight=np.ones(n), **kwargs
+            )
+            assert unit == plain
+            w = rng.integers(1, 4, n)
+            weighted = expected_calibration_error(
+                y_true, y_proba, sample_weight=w, **kwargs
+            )
+            repeated = expected_calibration_error(
+                np.repeat(y_true, w), np.repeat(y_proba, w, axis=0), **kwargs
+            )
+            assert weighted == pytest.approx(repeated, rel=1e-12)
