@@ -22,7 +22,10 @@ from .._utils._sklearn import (
     estimator_has,
     fit_context,
 )
-from .._utils._validation import _check_sample_weight, check_labels_match_classes
+from .._utils._validation import (
+    _check_scaled_sample_weight,
+    check_labels_match_classes,
+)
 from ..confidence import predict_with_confidence
 from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
@@ -46,7 +49,9 @@ def _check_fit_sample_weight(sample_weight, y):
             f"sample_weight has {weights.shape[0]} entries but y has "
             f"{y.shape[0]}; pass one weight per sample."
         )
-    return _check_sample_weight(weights, y.shape[0], reference="y")
+    # The policies are invariant to a common factor of the weights: extreme
+    # ones are scaled exactly, so that their sums neither overflow nor vanish.
+    return _check_scaled_sample_weight(weights, y.shape[0], reference="y")
 
 
 def _predict_proba_and_msp(estimator, X):

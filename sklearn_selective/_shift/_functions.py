@@ -15,7 +15,11 @@ from .._utils._blockwise import check_probabilities
 from .._utils._draws import _bootstrap_indices, _check_generator, _counts
 from .._utils._intervals import percentile_interval
 from .._utils._sklearn import validate_params
-from .._utils._validation import _as_labels, _check_array, _check_sample_weight
+from .._utils._validation import (
+    _as_labels,
+    _check_array,
+    _check_scaled_sample_weight,
+)
 from ..confidence import get_confidence_function
 from ..confidence._registry import model_output_of
 from ..metrics._core._group_stats import group_ties
@@ -337,10 +341,10 @@ def atc_accuracy(
     proba_target = _check_target(proba_target, proba_source)
     scores = _csf_scores(csf, csf_params, proba_source, "proba_source")
     target_scores = _csf_scores(csf, csf_params, proba_target, "proba_target")
-    sample_weight = _check_sample_weight(
+    sample_weight = _check_scaled_sample_weight(
         sample_weight, scores.shape[0], reference="y_source"
     )
-    target_weight = _check_sample_weight(
+    target_weight = _check_scaled_sample_weight(
         target_sample_weight,
         target_scores.shape[0],
         name="target_sample_weight",
@@ -393,7 +397,7 @@ def average_confidence_accuracy(proba_target, *, target_sample_weight=None):
     """
     proba_target = _check_proba(proba_target, "proba_target")
     confidence = get_confidence_function("msp")(proba_target)
-    weight = _check_sample_weight(
+    weight = _check_scaled_sample_weight(
         target_sample_weight,
         confidence.shape[0],
         name="target_sample_weight",
@@ -502,13 +506,13 @@ def doc_accuracy(
     proba_source, correct = _source_predictions(y_source, proba_source, labels)
     proba_target = _check_target(proba_target, proba_source)
     msp = get_confidence_function("msp")
-    source_weight = _check_sample_weight(
+    source_weight = _check_scaled_sample_weight(
         sample_weight, correct.shape[0], reference="y_source"
     )
     source_accuracy = np.average(correct, weights=source_weight)
     source_confidence = np.average(msp(proba_source), weights=source_weight)
     target_confidence = msp(proba_target)
-    target_weight = _check_sample_weight(
+    target_weight = _check_scaled_sample_weight(
         target_sample_weight,
         target_confidence.shape[0],
         name="target_sample_weight",
@@ -549,7 +553,9 @@ def _labelled_set_statistics(shifted, index, labels, n_classes):
         raise ValueError(
             f"{name}[1] has {proba.shape[1]} columns, proba_source {n_classes}."
         )
-    weight = _check_sample_weight(weight[0] if weight else None, correct.shape[0])
+    weight = _check_scaled_sample_weight(
+        weight[0] if weight else None, correct.shape[0]
+    )
     confidence = get_confidence_function("msp")(proba)
     return (
         np.average(correct, weights=weight),

@@ -101,9 +101,20 @@ def _check_sample_weight(
     return sample_weight
 
 
+def _check_scaled_sample_weight(
+    sample_weight, n_samples, name="sample_weight", reference="confidence"
+):
+    """:func:`_check_sample_weight`, then :func:`scale_weights`: for the
+    computations invariant to a common factor of the weights."""
+    return scale_weights(
+        _check_sample_weight(sample_weight, n_samples, name, reference)
+    )
+
+
 def _check_frequency_total(sample_weight):
-    """The finite-sample AURC estimators treat weights as frequencies: their total
-    is the sample size ``n``, which must be a float64."""
+    """The finite-sample AURC estimators, SELE and quantile bins treat weights as
+    frequencies: their total is the sample size ``n``, a float64 not too small to
+    compute with (a subnormal total overflowed the estimators' divisions)."""
     if sample_weight is None:
         return
     with np.errstate(over="ignore"):
@@ -111,9 +122,34 @@ def _check_frequency_total(sample_weight):
     if not np.isfinite(total):
         raise ValueError(
             "sample_weight sums to more than the largest float64 (about 1.8e308). "
-            "This estimator treats the weights as frequencies, so their total is "
-            "the sample size; divide all the weights by one common factor."
+            "The weights are read as frequencies here, so their total is the "
+            "sample size; divide all the weights by one common factor."
         )
+    if total < 2.0**-200:
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}, too small a sample size to "
+            "compute with (below 2**-200, about 6e-61). The weights are read as "
+            "frequencies here, so their total is the sample size; multiply all "
+            "the weights by one common factor so that they count samples (for "
+            "example divide them by their mean)."
+        )
+
+
+def scale_weights(sample_weight):
+    """``sample_weight`` times a power of two (exact) that brings its largest
+    value into ``[0.5, 1)`` when it is extreme (above ``2**200``, or positive and
+    below ``2**-200``), unchanged otherwise.
+
+    For the metrics and policies that are invariant to a common factor of the
+    weights: their sums can then neither overflow (``1e306`` per sample) nor
+    lose every digit to subnormals (``1e-320``), which made every threshold a tie.
+    """
+    if sample_weight is None:
+        return None
+    top = float(sample_weight.max())
+    if 2.0**-200 <= top <= 2.0**200:
+        return sample_weight
+    return np.ldexp(sample_weight, -int(np.frexp(top)[1]))
 
 
 # ------------------------------------------------------------------------------------
@@ -408,9 +444,21 @@ def _resolve_loss(y_true, y_pred, loss, n_samples, labels=None):
 
 
 def _validate_risk_inputs(
-    y_true, y_pred, confidence, *, loss, sample_weight, labels=None
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    loss,
+    sample_weight,
+    labels=None,
+    frequency_weights=False,
 ):
     """Validate the common inputs of every risk metric.
+
+    ``frequency_weights``: the metric needs the total weight as a sample size
+    (the finite-sample AURC estimators and SELE), which must be a float64 not
+    below ``2**-200``; otherwise the metric is invariant to a common factor of the
+    weights, and extreme weights are scaled exactly (:func:`scale_weights`).
 
     Returns
     -------
@@ -421,6 +469,10 @@ def _validate_risk_inputs(
     n_samples = confidence.shape[0]
     losses = _resolve_loss(y_true, y_pred, loss, n_samples, labels=labels)
     sample_weight = _check_sample_weight(sample_weight, n_samples)
+    if frequency_weights:
+        _check_frequency_total(sample_weight)
+    else:
+        sample_weight = scale_weights(sample_weight)
     return confidence, losses, sample_weight
 
 

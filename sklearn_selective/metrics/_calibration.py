@@ -9,8 +9,10 @@ from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import (
     _as_labels,
     _check_array,
+    _check_frequency_total,
     _check_probabilities,
     _check_sample_weight,
+    scale_weights,
 )
 
 
@@ -167,7 +169,11 @@ def expected_calibration_error(
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights: the bins' shares and means are weighted,
         and ``"quantile"`` edges are weighted quantiles. Integer weights are the
-        same as repeating samples, unit weights the same as none.
+        same as repeating samples, unit weights the same as none. With
+        ``"uniform"`` bins a common factor of all weights changes nothing;
+        ``"quantile"`` edges treat the weights as frequencies (their total is
+        the number of samples the positions count), which must be a float64
+        and not below ``2**-200``.
 
     Returns
     -------
@@ -228,5 +234,9 @@ def expected_calibration_error(
     sample_weight = _check_sample_weight(
         sample_weight, y_true.shape[0], reference="y_true"
     )
+    if strategy == "quantile":
+        _check_frequency_total(sample_weight)
+    else:
+        sample_weight = scale_weights(sample_weight)
     scores, targets = _MULTICLASS[multiclass](y_proba, true_column)
     return float(_ece_columns(scores, targets, sample_weight, n_bins, strategy).mean())

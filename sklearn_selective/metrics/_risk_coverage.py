@@ -8,7 +8,6 @@ from .._utils._param_validation import validate_params
 from .._utils._sklearn import StrOptions
 from .._utils._validation import (
     _NAMED_LOSSES,
-    _check_frequency_total,
     _is_zero_one,
     _validate_risk_inputs,
 )
@@ -74,9 +73,8 @@ def _scaled_group_stats(
         loss=loss,
         sample_weight=sample_weight,
         labels=labels,
+        frequency_weights=frequency_weights,
     )
-    if frequency_weights:
-        _check_frequency_total(sample_weight)
     exponent = 0
     # Unweighted 0/1 losses never need scaling.
     if scale and not (_is_zero_one(loss) and sample_weight is None):

@@ -12,6 +12,7 @@ from sklearn_selective.metrics import (
     augrc,
     aurc,
     coverage_at_risk,
+    expected_calibration_error,
     risk_coverage_curve,
     selective_risk_at_coverage,
     uq_auc,
@@ -413,3 +414,86 @@ def test_swapped_prediction_and_confidence_are_refused(metric):
     assert metric(floats, np.asarray(y_pred, float), confidence, **kwargs) == metric(
         y_true, y_pred, confidence, **kwargs
     )
+
+
+# Weights of 1e306 overflow their total; weights of 1e-320 are subnormal, and every
+# sum of them ties. Metrics invariant to a common factor of the weights give the
+# unit-weight value; the frequency estimators refuse with a message.
+_SCALE_FREE = {
+    "augrc": lambda y, p, c, w: metrics.augrc(y, p, c, sample_weight=w),
+    "augrc, coverage_range": lambda y, p, c, w: metrics.augrc(
+        y, p, c, sample_weight=w, coverage_range=(0.2, 0.8)
+    ),
+    "aurc, trapezoid": lambda y, p, c, w: metrics.aurc(
+        y, p, c, sample_weight=w, aurc_estimator="trapezoid"
+    ),
+    "uq_auc": lambda y, p, c, w: metrics.uq_auc(y, p, c, sample_weight=w),
+    "selective_risk_at_coverage": lambda y, p, c, w: metrics.selective_risk_at_coverage(
+        y, p, c, coverage=0.5, sample_weight=w
+    ),
+    "coverage_at_risk": lambda y, p, c, w: metrics.coverage_at_risk(
+        y, p, c, risk=0.3, sample_weight=w
+    ),
+    "risk_coverage_curve": lambda y, p, c, w: metrics.risk_coverage_curve(
+        y, p, c, sample_weight=w
+    )[1],
+}
+
+
+def _weighted_problem():
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, 200)
+    y_pred = np.where(rng.random(200) < 0.7, y_true, 1 - y_true)
+    confidence = np.round(rng.random(200), 2)
+    return y_true, y_pred, confidence, rng.random(200) + 0.5
+
+
+@pytest.mark.parametrize("scale", [1e306, 1e-320, 1.5e-323])
+@pytest.mark.parametrize("name", sorted(_SCALE_FREE))
+def test_extreme_weights_give_the_moderate_weights_value(name, scale):
+    y_true, y_pred, confidence, w = _weighted_problem()
+    extreme = w * scale  # subnormals keep only a few digits of w
+    moderate = np.ldexp(extreme, 10 - int(np.frexp(extreme.max())[1]))  # exact
+    expected = _SCALE_FREE[name](y_true, y_pred, confidence, moderate)
+    got = _SCALE_FREE[name](y_true, y_pred, confidence, extreme)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ece_strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("scale", [1e306, 1e-320])
+def test_extreme_weights_in_the_calibration_error(ece_strategy, scale):
+    rng = np.random.default_rng(1)
+    y_proba = rng.dirichlet(np.ones(3), 200)
+    y_true = rng.integers(0, 3, 200)
+    extreme = (rng.random(200) + 0.5) * scale
+    kwargs = {"strategy": ece_strategy}
+    if ece_strategy == "quantile":  # frequencies: a total beyond float64 or below 1
+        with pytest.raises(ValueError, match="read as frequencies"):
+            expected_calibration_error(y_true, y_proba, sample_weight=extreme, **kwargs)
+        return
+    moderate = np.ldexp(extreme, 10 - int(np.frexp(extreme.max())[1]))  # exact
+    got = expected_calibration_error(y_true, y_proba, sample_weight=extreme, **kwargs)
+    expected = expected_calibration_error(
+        y_true, y_proba, sample_weight=moderate, **kwargs
+    )
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"aurc_estimator": "log"}, {"coverage_range": (0.2, 0.8)}]
+)
+@pytest.mark.parametrize(
+    "scale, match",
+    [(1e306, "more than the largest float64"), (1e-320, "too small a sample size")],
+)
+@pytest.mark.parametrize("metric", [metrics.aurc, metrics.naurc, metrics.sele])
+def test_frequency_estimators_refuse_totals_that_are_no_sample_size(
+    metric, kwargs, scale, match
+):
+    if metric is metrics.sele and kwargs:
+        return
+    if metric is metrics.naurc and "coverage_range" in kwargs:
+        return
+    y_true, y_pred, confidence, w = _weighted_problem()
+    with pytest.raises(ValueError, match=match):
+        metric(y_true, y_pred, confidence, sample_weight=w * scale, **kwargs)

@@ -676,3 +676,28 @@ def test_per_class_guarantee_message_explains_the_split_level(data):
     )
     with pytest.warns(UserWarning, match="your confidence_level=0.9 split over the 3"):
         clf.fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e306, 1e-320])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        {"target_coverage": 0.7},
+        {"target_risk": 0.1},
+        {"rejection_cost": 0.2},
+        {"target_coverage": 0.7, "threshold_per_class": True},
+    ],
+)
+def test_extreme_weights_give_the_thresholds_of_moderate_ones(data, policy, scale):
+    # Weights of 1e306 overflowed the sums (coverage_ 0 or NaN); subnormal ones
+    # tied every threshold (rejection_cost accepted everything).
+    X, y, X_val, y_val = data
+    model = FrozenEstimator(LogisticRegression().fit(X, y))
+    extreme = (np.random.default_rng(0).random(y_val.shape[0]) + 0.5) * scale
+    moderate = np.ldexp(extreme, 10 - int(np.frexp(extreme.max())[1]))  # exact
+    got = SelectiveClassifier(model, **policy).fit(X_val, y_val, sample_weight=extreme)
+    want = SelectiveClassifier(model, **policy).fit(
+        X_val, y_val, sample_weight=moderate
+    )
+    np.testing.assert_array_equal(got.threshold_, want.threshold_)
+    np.testing.assert_array_equal(got.predict_accept(X), want.predict_accept(X))

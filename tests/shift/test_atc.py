@@ -668,3 +668,32 @@ def test_a_regressor_gets_told_a_classifier_is_needed():
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match="neither predict_proba nor decision_function"):
         ATCEstimator(LinearRegression()).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e306, 1e-320])
+def test_extreme_weights_give_the_estimates_of_moderate_ones(scale):
+    # Sums of 1e306 overflowed (NaN or an overflow warning); subnormal weights
+    # kept a few digits and moved the estimates.
+    X, y = make_classification(n_samples=600, random_state=0)
+    model = LogisticRegression().fit(X[:200], y[:200])
+    proba, proba_target = model.predict_proba(X[200:400]), model.predict_proba(X[400:])
+    rng = np.random.default_rng(0)
+    extreme = [(rng.random(200) + 0.5) * scale for _ in range(2)]
+    moderate = [np.ldexp(w, 10 - int(np.frexp(w.max())[1])) for w in extreme]
+    for function in (atc_accuracy, doc_accuracy):
+        got, want = (
+            function(
+                y[200:400],
+                proba,
+                proba_target,
+                sample_weight=w[0],
+                target_sample_weight=w[1],
+            )
+            for w in (extreme, moderate)
+        )
+        assert got == pytest.approx(want, rel=1e-12)
+    got, want = (
+        average_confidence_accuracy(proba_target, target_sample_weight=w[1])
+        for w in (extreme, moderate)
+    )
+    assert got == pytest.approx(want, rel=1e-12)

@@ -63,7 +63,10 @@ def check_coverage_range(coverage_range):
     return low, high
 
 
-def _validated(y_true, y_pred, confidence, loss, sample_weight, labels):
+def _validated(
+    y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator=None
+):
+    # The plug-in AURC estimators treat the weights as frequencies.
     return _validate_risk_inputs(
         y_true,
         y_pred,
@@ -71,6 +74,7 @@ def _validated(y_true, y_pred, confidence, loss, sample_weight, labels):
         loss=loss,
         sample_weight=sample_weight,
         labels=labels,
+        frequency_weights=aurc_estimator not in (None, "trapezoid"),
     )
 
 
@@ -98,7 +102,7 @@ def aurc_with_options(
     balance."""
     low, high = check_coverage_range(coverage_range)
     confidence, losses, sample_weight = _validated(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator
     )
     if class_balanced:
         if aurc_estimator != "trapezoid":
@@ -154,7 +158,7 @@ def e_aurc_with_options(
 ):
     """``e_aurc`` with ``aurc_estimator="trapezoid"`` or ``oracle="asymptotic"``."""
     confidence, losses, sample_weight = _validated(
-        y_true, y_pred, confidence, loss, sample_weight, labels
+        y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator
     )
     stats = GroupStats.from_samples(group_ties(confidence), losses, sample_weight)
     value = _aurc_value(stats, aurc_estimator, 0.0, 1.0)
