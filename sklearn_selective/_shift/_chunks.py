@@ -72,8 +72,12 @@ def _by_time(n_samples, timestamps, freq):
             f"timestamps contain {int(times.isna().sum())} missing values (NaT); "
             "every sample needs a time."
         )
-    if times.tz is not None:
-        times = times.tz_convert(None)
+    zone, wall_clock = times.tz, _is_calendar(freq)
+    if zone is not None:
+        # Days and longer periods of the samples' own wall clock (a Berlin day,
+        # 23 or 25 hours at a clock change); shorter ones of absolute time, so
+        # that the hour the clock repeats is two chunks, not one.
+        times = times.tz_localize(None) if wall_clock else times.tz_convert(None)
     try:
         periods = times.to_period(freq)
     except (TypeError, ValueError) as exc:
@@ -81,16 +85,57 @@ def _by_time(n_samples, timestamps, freq):
             f"freq={freq!r} is not a pandas period frequency (e.g. 'D', 'W', "
             f"'M', 'h'): {exc}"
         ) from exc
+    first, last = periods.min(), periods.max()
+    n_periods = last.ordinal - first.ordinal + 1
+    if n_periods > MAX_PERIODS:
+        raise ValueError(
+            f"freq={freq!r} cuts the span of the timestamps ({first} to {last}) "
+            f"into {n_periods:,} chunks, most of them empty (at most "
+            f"{MAX_PERIODS:,}); choose a coarser freq such as 'h' or 'D'."
+        )
     # Every period between the first and the last is a chunk, empty ones too.
-    calendar = pd.period_range(periods.min(), periods.max(), freq=periods.freq)
+    calendar = pd.period_range(first, last, freq=periods.freq)
     chunk_id = calendar.get_indexer(periods)
     order = np.argsort(chunk_id, kind="stable")
     sizes = np.bincount(chunk_id, minlength=len(calendar))
     members = np.split(order, np.cumsum(sizes)[:-1])
-    start = calendar.start_time.to_numpy()
-    stop = (calendar + 1).start_time.to_numpy()
+    start, stop = calendar.start_time, (calendar + 1).start_time
+    if zone is not None:  # the bounds in the samples' zone, as given
+        start, stop = (_localize(bounds, zone, wall_clock) for bounds in (start, stop))
+    start, stop = start.to_numpy(), stop.to_numpy()
     partial = np.zeros(len(calendar), dtype=bool)
     return Chunks(start, stop, partial, members, chunk_id)
+
+
+def _is_calendar(freq):
+    """Whether ``freq`` is a day or longer (calendar periods), or a fixed span
+    shorter than a day; an unknown ``freq`` is left to ``to_period``."""
+    from pandas.tseries.frequencies import to_offset
+
+    try:
+        offset = to_offset(freq)
+    except (TypeError, ValueError):
+        return True
+    try:
+        nanos = offset.nanos
+    except (AttributeError, ValueError):  # calendar offsets: no fixed length
+        nanos = None
+    return nanos is None or nanos >= 86_400 * 10**9
+
+
+def _localize(bounds, zone, wall_clock):
+    """Period bounds in ``zone``. Wall-clock bounds the clock skips (spring
+    forward) become the first instant after the gap, and ones it shows twice
+    (fall back) the first of the two instants; absolute ones are UTC."""
+    if not wall_clock:
+        return bounds.tz_localize("UTC").tz_convert(zone)
+    return bounds.tz_localize(
+        zone, ambiguous=np.ones(len(bounds), dtype=bool), nonexistent="shift_forward"
+    )
+
+
+# Chunks by time at most: every period of the span is a chunk, empty or not.
+MAX_PERIODS = 100_000
 
 
 def make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq):
