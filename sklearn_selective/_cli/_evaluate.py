@@ -55,8 +55,44 @@ def _column(table, name, hint=""):
     return values
 
 
+def _column_list(text):
+    names = [name.strip() for name in text.split(",")]
+    if len(names) < 2 or not all(names) or len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give two or more distinct column names separated by commas, "
+            "one per class, e.g. 0,1,2"
+        )
+    return tuple(names)
+
+
+def _listed_scores(table, options):
+    """Scores from the columns listed by --proba-columns or --logit-columns, each
+    named by its label (None when neither is given)."""
+    for kind, option, names in (
+        ("proba", "--proba-columns", options.proba_columns),
+        ("logits", "--logit-columns", options.logit_columns),
+    ):
+        if names is None:
+            continue
+        missing = [name for name in names if name not in table.columns]
+        if missing:
+            raise InputError(
+                f"{table.path} has no column {missing[0]!r} of {option} (found: "
+                f"{', '.join(table.columns)})"
+            )
+        values = np.column_stack(
+            [_numeric(table, name, table.columns[name]) for name in names]
+        )
+        source = f"columns {', '.join(names)} ({option})"
+        return {kind: Scores(kind, values, np.asarray(names), source, names)}
+    return None
+
+
 def _csv_scores(table, options):
     """Scores from proba_<label> or logit_<label> columns (None if there are none)."""
+    listed = _listed_scores(table, options)
+    if listed is not None:
+        return listed
     found = {}
     # The label, prediction and confidence columns are never scores, whatever
     # the prefix (e.g. --proba-prefix y).
@@ -163,9 +199,14 @@ def load_predictions(path, options):
         raise InputError(f"{path}: no such file")
     table = reader(path)
     csv_file = path.suffix.lower() == ".csv"
-    label = options.label_column if csv_file else "y_true"
-    hint = "; name the label column with --label-column" if csv_file else ""
-    y_true = _column(table, label, hint)
+    if not csv_file and (options.proba_columns or options.logit_columns):
+        raise InputError(
+            f"{path}: --proba-columns and --logit-columns name CSV columns; a .npz "
+            "file holds the arrays 'proba' or 'logits'"
+        )
+    label = options.label_column
+    kind = "column" if csv_file else "array"
+    y_true = _column(table, label, f"; name the label {kind} with --label-column")
     if y_true.shape[0] == 0:
         raise InputError(f"{path}: {label!r} is empty; the file holds no samples")
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
@@ -173,15 +214,11 @@ def load_predictions(path, options):
         scores = _choose(found, options, table)
         if scores.n_samples != y_true.shape[0]:
             raise InputError(
-                f"{path}: y_true has {y_true.shape[0]} samples, the "
+                f"{path}: {label!r} has {y_true.shape[0]} samples, the "
                 f"{scores.source} {scores.n_samples}; give one per sample"
             )
         return build_predictions(table, y_true, scores, options)
-    pred, conf = (
-        (options.pred_column, options.confidence_column)
-        if csv_file
-        else ("y_pred", "confidence")
-    )
+    pred, conf = options.pred_column, options.confidence_column
     _check_has_predictions(path, table, options, (pred, conf), csv_file)
     if options.csf_given:
         raise InputError(
@@ -211,7 +248,11 @@ def _check_has_predictions(path, table, options, names, csv_file):
         )
         wanted = [f"{name!r} ({options_of[name]})" for name in missing]
     else:
-        kinds, wanted = "arrays 'proba' or 'logits'", list(map(repr, missing))
+        options_of = dict(
+            zip(names, ("--pred-column", "--confidence-column"), strict=True)
+        )
+        kinds = "arrays 'proba' or 'logits'"
+        wanted = [f"{name!r} ({options_of[name]})" for name in missing]
     raise InputError(
         f"{path} has neither {kinds} nor {', '.join(wanted)} "
         f"(found: {', '.join(table.columns)})"
@@ -330,16 +371,39 @@ def add_arguments(parser):
         metavar="FILE",
         help="save the risk-coverage curves here, e.g. curves.png (default: none)",
     )
-    parser.add_argument("--label-column", default="y_true", help="CSV: true labels")
-    parser.add_argument("--pred-column", default="y_pred", help="CSV: predictions")
     parser.add_argument(
-        "--confidence-column", default="confidence", help="CSV: confidences"
+        "--label-column", default="y_true", help="CSV column or .npz array: labels"
+    )
+    parser.add_argument(
+        "--pred-column", default="y_pred", help="CSV column or .npz array: predictions"
+    )
+    parser.add_argument(
+        "--confidence-column",
+        default="confidence",
+        help="CSV column or .npz array: confidences",
     )
     parser.add_argument(
         "--proba-prefix", default="proba_", help="CSV: probability columns' prefix"
     )
     parser.add_argument(
         "--logit-prefix", default="logit_", help="CSV: logit columns' prefix"
+    )
+    parser.add_argument(
+        "--proba-columns",
+        type=_column_list,
+        default=None,
+        metavar="A,B,...",
+        help="CSV: the probability columns, one per class, each named by its "
+        "label, e.g. 0,1,2 for pandas' to_csv (default: the --proba-prefix "
+        "columns)",
+    )
+    parser.add_argument(
+        "--logit-columns",
+        type=_column_list,
+        default=None,
+        metavar="A,B,...",
+        help="CSV: the logit columns, one per class, each named by its label "
+        "(default: the --logit-prefix columns)",
     )
 
 

@@ -44,7 +44,9 @@ def _check_array(values, name, **params):
 
 
 def _as_float_1d(values, name):
-    """``values`` as a finite float64 1-D array (no length check)."""
+    """``values`` as a finite float64 1-D array (no length check). A column
+    vector ``(n_samples, 1)``, as many models and frameworks output, is one
+    value per sample too (the rule of the command line's files)."""
     if (
         type(values) is np.ndarray
         and values.ndim == 1
@@ -58,10 +60,12 @@ def _as_float_1d(values, name):
     values = _check_array(
         values, name, ensure_2d=False, dtype=np.float64, ensure_all_finite=True
     )
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
     if values.ndim != 1:
         raise ValueError(
-            f"{name} must be a 1-D array of shape (n_samples,); got shape "
-            f"{values.shape}."
+            f"{name} must hold one value per sample, of shape (n_samples,) or "
+            f"(n_samples, 1); got shape {values.shape}."
         )
     return values
 

@@ -306,7 +306,7 @@ NPZ_BROKEN = {
     ),
     "lengths": (
         lambda p: np.savez(p, y_true=[0, 1, 1], proba=[[0.5, 0.5], [0.2, 0.8]]),
-        "y_true has 3 samples",
+        "'y_true' has 3 samples",
     ),
     "nan proba": (
         lambda p: np.savez(p, y_true=[0, 1], proba=[[0.5, 0.5], [np.nan, 0.8]]),
@@ -603,3 +603,49 @@ def test_pandas_default_csv_with_its_index_column(tmp_path, capsys, predictions)
     assert with_index["values"] == _json(capsys, path, "--n-resamples", "0")["values"]
     path.write_text("y_true,,proba_0\n0,1,0.5\n")
     assert "empty column name" in _error(capsys, "evaluate", path)
+
+
+def test_a_pandas_frame_of_logits_named_by_its_columns(tmp_path, capsys, predictions):
+    # issue 28: a DataFrame of logits has columns 0..k-1; --logit-columns names
+    # them (each column's name is its class label).
+    pandas = pytest.importorskip("pandas")
+    y_true, _, logits = predictions
+    frame = pandas.DataFrame(logits)
+    frame["target"] = y_true
+    path = tmp_path / "logits.csv"
+    frame.to_csv(path)
+    got = _json(
+        capsys, path, "--label-column", "target", "--logit-columns", "0,1,2",
+        "--n-resamples", "0", "--csf", "max_logit",
+    )  # fmt: skip
+    npz = tmp_path / "logits.npz"
+    np.savez(npz, y_true=y_true, logits=logits)
+    want = _json(capsys, npz, "--n-resamples", "0", "--csf", "max_logit")
+    assert got["values"] == pytest.approx(want["values"], rel=1e-12)
+    line = _error(capsys, "evaluate", path, "--label-column", "target",
+                  "--logit-columns", "0,1,7")  # fmt: skip
+    assert "no column '7' of --logit-columns" in line
+    line = _error(capsys, "evaluate", npz, "--logit-columns", "0,1,2")
+    assert "name CSV columns" in line
+
+
+def test_npz_arrays_are_named_by_the_column_options(tmp_path, capsys, predictions):
+    y_true, proba, _ = predictions
+    path = tmp_path / "named.npz"
+    np.savez(path, truth=y_true, guess=proba.argmax(axis=1), score=proba.max(axis=1))
+    got = _json(
+        capsys, path, "--label-column", "truth", "--pred-column", "guess",
+        "--confidence-column", "score", "--n-resamples", "0",
+    )  # fmt: skip
+    plain = tmp_path / "plain.npz"
+    np.savez(
+        plain,
+        y_true=y_true,
+        y_pred=proba.argmax(axis=1),
+        confidence=proba.max(axis=1),
+    )
+    assert got["values"] == _json(capsys, plain, "--n-resamples", "0")["values"]
+    line = _error(capsys, "evaluate", path, "--label-column", "truth")
+    assert "'y_pred' (--pred-column)" in line
+    line = _error(capsys, "evaluate", path)
+    assert "--label-column" in line

@@ -31,7 +31,12 @@ from _cli_sweep_data import (
     write_fixture,
 )
 
-from sklearn_selective._cli._evaluate import _level, _n_resamples, _seed
+from sklearn_selective._cli._evaluate import (
+    _column_list,
+    _level,
+    _n_resamples,
+    _seed,
+)
 from sklearn_selective._cli._main import _build_parser
 from sklearn_selective._cli._report import _NAMED as NAMED_METRICS
 from sklearn_selective.confidence import get_confidence_function_names
@@ -216,6 +221,21 @@ def _column_prefix(action):
     return bad, good
 
 
+def _column_names(action):
+    """--proba-columns / --logit-columns: the fixture's columns renamed to their
+    labels (``proba_0`` to ``0``), listed."""
+    option = _option(action)
+    prefix = {"proba_columns": "proba_", "logit_columns": "logit_"}[action.dest]
+    fixture = _csv_fixture(lambda column: column.startswith(prefix))
+    columns = csv_columns(FORMATS[fixture], make_data(FORMATS[fixture]))
+    labels = [name[len(prefix) :] for name in columns if name.startswith(prefix)]
+    bad = [
+        Value(repr(v), _given(option, v), fixture) for v in ("", "0", "0,0", "no,such")
+    ]
+    good = [Value("listed", _given(option, ",".join(labels)), fixture, (prefix, ""))]
+    return bad, good
+
+
 # Free-text options, by dest: what the text names.
 TEXT_KINDS = {
     "file": _input_file,
@@ -227,6 +247,8 @@ TEXT_KINDS = {
     "confidence_column": _column,
     "proba_prefix": _column_prefix,
     "logit_prefix": _column_prefix,
+    "proba_columns": _column_names,
+    "logit_columns": _column_names,
 }
 
 
@@ -238,7 +260,7 @@ def _values_of(action):
         return _choices(action)
     if action.type in TYPE_DOMAINS:
         return _numbers(action)
-    if action.dest in TEXT_KINDS and action.type is None:
+    if action.dest in TEXT_KINDS and action.type in (None, _column_list):
         return TEXT_KINDS[action.dest](action)
     return None
 

@@ -61,7 +61,7 @@ CONFIDENCE = np.array([0.9, 0.8, 0.4, 0.7])
         ([0.9, np.nan, 0.4, 0.7], "confidence contains NaN"),
         ([0.9, np.inf, 0.4, 0.7], "confidence contains infinity"),
         ([0.9, 0.8, 0.4], "pass one"),
-        ([[0.9, 0.8, 0.4, 0.7]], "1-D array"),
+        ([[0.9, 0.8, 0.4, 0.7]], "one value per sample"),
     ],
     ids=["nan", "inf", "length", "2d"],
 )
@@ -497,3 +497,18 @@ def test_frequency_estimators_refuse_totals_that_are_no_sample_size(
     y_true, y_pred, confidence, w = _weighted_problem()
     with pytest.raises(ValueError, match=match):
         metric(y_true, y_pred, confidence, sample_weight=w * scale, **kwargs)
+
+
+@pytest.mark.parametrize("name", ["aurc", "augrc", "uq_auc"])
+def test_a_column_vector_is_one_value_per_sample_as_on_the_command_line(name):
+    # issue 28: (n, 1) confidences were accepted from an .npz file by the
+    # command line but refused by the Python API; one rule now.
+    y_true, y_pred, confidence, w = _weighted_problem()
+    metric = getattr(metrics, name)
+    column = confidence[:, None]
+    assert metric(y_true, y_pred, column) == metric(y_true, y_pred, confidence)
+    assert metric(y_true, y_pred, confidence, sample_weight=w[:, None]) == metric(
+        y_true, y_pred, confidence, sample_weight=w
+    )
+    with pytest.raises(ValueError, match=r"one value per sample.*\(1, 200\)"):
+        metric(y_true, y_pred, confidence[None, :])
