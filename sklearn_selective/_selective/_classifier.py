@@ -7,6 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.utils import Bunch, column_or_1d
 from sklearn.utils.metaestimators import available_if
@@ -534,7 +535,21 @@ class SelectiveClassifier(
                 fitted, _, cost = self._fit_validation(fold, policy, policy_params)
                 fits.append(fitted)
                 costs.append(cost)
-        return cv_results(fits, fold_sizes, None if costs[0] is None else costs)
+        results = cv_results(fits, fold_sizes, None if costs[0] is None else costs)
+        undefined = np.isnan(results["risk"])
+        if undefined.any():
+            per_class = " of a class" if undefined.ndim == 2 else ""
+            warnings.warn(
+                f"cv_results_['risk'] is undefined (nan) in {undefined.sum()} of "
+                f"{undefined.size} fold fits, where the fold's threshold accepts no "
+                f"sample{per_class}; mean_risk and std_risk are nan there, as "
+                "scikit-learn's cv_results_ keep a non-finite fold score. Use "
+                "fewer folds (larger held-out folds) or read the risk of the "
+                "pooled fit (risk_).",
+                UndefinedMetricWarning,
+                stacklevel=4,
+            )
+        return results
 
     # ----------------------------------------------------------------------------
     # The cost rule

@@ -701,3 +701,24 @@ def test_extreme_weights_give_the_thresholds_of_moderate_ones(data, policy, scal
     )
     np.testing.assert_array_equal(got.threshold_, want.threshold_)
     np.testing.assert_array_equal(got.predict_accept(X), want.predict_accept(X))
+
+
+def test_undefined_fold_risks_in_cv_results_warn():
+    # issue 28: a fold that accepts nothing of a class left NaN in
+    # cv_results_["mean_risk"] without a word.
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    X, y = make_classification(
+        n_samples=300, n_classes=3, n_informative=4, random_state=0
+    )
+    clf = SelectiveClassifier(
+        LogisticRegression(),
+        target_coverage=0.2,
+        threshold_per_class=True,
+        cv=5,
+        store_cv_results=True,
+    )
+    with pytest.warns(UndefinedMetricWarning, match=r"undefined \(nan\) in 1 of 15"):
+        clf.fit(X, y)
+    assert np.isnan(clf.cv_results_["risk"]).sum() == 1
+    assert np.isnan(clf.cv_results_["mean_risk"]).sum() == 1
