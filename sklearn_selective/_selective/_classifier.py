@@ -8,6 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.utils import Bunch, column_or_1d
 from sklearn.utils.metaestimators import available_if
@@ -55,9 +56,18 @@ def _check_fit_sample_weight(sample_weight, y):
     return _check_scaled_sample_weight(weights, y.shape[0], reference="y")
 
 
-def _predict_proba_and_msp(estimator, X):
-    """Held-out inference of the cost rule: argmax, MSP and the probabilities."""
+def _predict_proba_and_msp(estimator, X, classes=None):
+    """Held-out inference of the cost rule: argmax, MSP and the probabilities,
+    with a column for each of ``classes`` (all the labels of ``y``): a fold's
+    model that never saw a class gives it probability 0, as
+    :func:`sklearn.model_selection.cross_val_predict` does."""
     proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    if classes is not None and len(estimator.classes_) < len(classes):
+        full = np.zeros((proba.shape[0], len(classes)))
+        full[:, np.searchsorted(classes, estimator.classes_)] = proba
+        proba = full
+        index, maximum = msp_decision(proba)
+        return classes[index], maximum, proba
     index, maximum = msp_decision(proba)
     return estimator.classes_[index], maximum, proba
 
@@ -456,7 +466,7 @@ class SelectiveClassifier(
             X,
             y,
             routed,
-            _predict_proba_and_msp
+            partial(_predict_proba_and_msp, classes=self._fold_classes(y))
             if policy == "cost_rule"
             else partial(
                 predict_with_confidence,
@@ -487,6 +497,14 @@ class SelectiveClassifier(
                 validation, held_out.fold_sizes, policy, policy_params
             )
         return self
+
+    def _fold_classes(self, y):
+        """Every label of ``y``, the columns each fold's probabilities get (a
+        training fold may lack a class); None for a ``FrozenEstimator``, whose
+        classes are fixed."""
+        if isinstance(self.estimator, FrozenEstimator):
+            return None
+        return np.unique(y)
 
     def _fit_accept_all(self, X, y, routed):
         """``target_coverage=1``: accept every sample; no validation data needed."""

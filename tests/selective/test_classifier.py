@@ -16,6 +16,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
+from sklearn.utils import Bunch
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_selective import SelectiveClassifier
@@ -722,3 +723,29 @@ def test_undefined_fold_risks_in_cv_results_warn():
         clf.fit(X, y)
     assert np.isnan(clf.cv_results_["risk"]).sum() == 1
     assert np.isnan(clf.cv_results_["mean_risk"]).sum() == 1
+
+
+def test_a_training_fold_without_a_class_gives_it_probability_zero():
+    # issue 28: cross-validation where a training fold lacks the rare class
+    # stopped with numpy's concatenate error. The fold's model gives the class
+    # it never saw probability 0, as cross_val_predict does.
+    from sklearn.model_selection import cross_val_predict
+
+    from sklearn_selective._selective._cost import check_costs, fit_cost_rule
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.r_[np.zeros(28), np.ones(28), [2, 2, 2, 2]].astype(int)
+    costs = np.ones((3, 3)) - np.eye(3)
+    clf = SelectiveClassifier(
+        LogisticRegression(), cv=KFold(3), cost_matrix=costs, rejection_cost=0.3
+    ).fit(X, y)
+    with pytest.warns(RuntimeWarning, match="Number of classes in training fold"):
+        proba = cross_val_predict(
+            LogisticRegression(), X, y, cv=KFold(3), method="predict_proba"
+        )
+    validation = Bunch(proba=proba, y_index=y, weights=None)
+    _, _, cost = fit_cost_rule(
+        validation, *check_costs(costs, 0.3, np.arange(3)), tune=False
+    )
+    assert clf.cost_ == pytest.approx(cost, rel=1e-12)
