@@ -696,7 +696,12 @@ class SelectiveClassifier(
         -------
         score : float
             Greater is better; by default ``-augrc`` of the classifier's
-            predictions (without abstention) and confidences on ``X``.
+            predictions (without abstention) and confidences on ``X``. So
+            ``cross_val_score(clf, X, y)`` shows negative numbers, closer to 0
+            is better, and not the accuracy a scikit-learn classifier's
+            ``score`` gives: the AUGRC judges what a selective classifier adds,
+            the ranking of its confidences. Pass ``scoring="accuracy"`` (or
+            any scorer) to the constructor to score otherwise.
         """
         check_is_fitted(self, "threshold_")
         y = column_or_1d(y)

@@ -10,6 +10,9 @@ over ``csf`` selects the confidence function itself.
 
 from numbers import Real
 
+from sklearn.metrics import get_scorer as sklearn_get_scorer
+from sklearn.metrics import get_scorer_names as sklearn_get_scorer_names
+
 from .._utils._sklearn import BaseScorer, Interval, StrOptions, validate_params
 from ..confidence import predict_with_confidence
 from ..confidence._model_output import predict_proba_with_confidence
@@ -291,16 +294,21 @@ def get_scorer_names():
 
 @validate_params({"scoring": [str]}, prefer_skip_nested_validation=True)
 def get_scorer(scoring):
-    """Return the selective-classification scorer named ``scoring``.
+    """Return the selective-classification scorer named ``scoring``, or
+    scikit-learn's.
 
     Greater is better, as for every scikit-learn scorer: the AURC family and
     AUGRC are negated (``"neg_*"``). Pass the scorer (not its name) to a
-    ``scoring`` parameter, or a dict of them for multi-metric evaluation.
+    ``scoring`` parameter, or a dict of them for multi-metric evaluation. Any
+    other name is passed on to :func:`sklearn.metrics.get_scorer`, so that this
+    function can stand in for scikit-learn's when both are imported under one
+    name (``get_scorer("accuracy")`` still works).
 
     Parameters
     ----------
     scoring : str
-        One of :func:`get_scorer_names`.
+        One of :func:`get_scorer_names`, or a name of
+        :func:`sklearn.metrics.get_scorer_names`.
 
     Returns
     -------
@@ -336,12 +344,14 @@ def get_scorer(scoring):
     >>> sorted(search.fit(X, y).best_params_)
     ['logisticregression__C']
     """
-    try:
+    if isinstance(scoring, str) and scoring in _SCORERS:
         metric, greater_is_better = _METRICS[_SCORERS[scoring]]
-    except KeyError:
-        raise ValueError(
-            f"{scoring!r} is not a selective-classification scorer. Valid names: "
-            f"{get_scorer_names()}. For scikit-learn's own scorers use "
-            "sklearn.metrics.get_scorer."
-        ) from None
-    return _SelectiveScorer(metric, 1 if greater_is_better else -1, {}, name=scoring)
+        sign = 1 if greater_is_better else -1
+        return _SelectiveScorer(metric, sign, {}, name=scoring)
+    if isinstance(scoring, str) and scoring in sklearn_get_scorer_names():
+        return sklearn_get_scorer(scoring)
+    raise ValueError(
+        f"{scoring!r} is neither a selective-classification scorer "
+        f"({get_scorer_names()}) nor one of scikit-learn's "
+        "(sklearn.metrics.get_scorer_names())."
+    )

@@ -75,8 +75,17 @@ class CountingModel(LogisticRegression):
 
 def test_names_and_unknown_name():
     assert get_scorer_names() == sorted(SCORER_METRICS)
-    with pytest.raises(ValueError, match=r"'accuracy' is not a .*'neg_augrc'"):
-        get_scorer("accuracy")
+    with pytest.raises(ValueError, match=r"'acuracy' is neither .*'neg_augrc'"):
+        get_scorer("acuracy")
+
+
+def test_scikit_learn_names_pass_through():
+    # issue 28: imported under one name, this get_scorer shadowed scikit-learn's;
+    # its names still give scikit-learn's scorers.
+    from sklearn.metrics import get_scorer as sklearn_get_scorer
+
+    assert repr(get_scorer("accuracy")) == repr(sklearn_get_scorer("accuracy"))
+    assert repr(get_scorer("neg_log_loss")) == repr(sklearn_get_scorer("neg_log_loss"))
 
 
 @pytest.mark.parametrize("name", sorted(SCORER_METRICS))
