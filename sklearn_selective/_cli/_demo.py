@@ -80,6 +80,8 @@ def run_demo(random_state=0, n_resamples=1000, plot="risk_coverage.png", out=pri
     out(f"\nMetrics on the test set ({resamples}):")
     out(format_table(rows))
     if plot:
-        save_risk_coverage_plot(y_test, y_pred, confidence, plot, "MSP")
+        save_risk_coverage_plot(
+            y_test, y_pred, confidence, plot, clf.csf, threshold=clf.threshold_
+        )
         out(f"\nRisk-coverage plot saved to {plot}")
     return 0

@@ -456,8 +456,11 @@ def has_matplotlib():
     return True
 
 
-def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
-    """Selective and generalized risk-coverage curves side by side, as a file."""
+def save_risk_coverage_plot(
+    y_true, y_pred, confidence, path, name, threshold=None, **kwargs
+):
+    """Selective and generalized risk-coverage curves side by side, as a file;
+    with ``threshold``, the working point it gives on these data is marked."""
     check_plot_path(path)
     import matplotlib
 
@@ -477,6 +480,12 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
             name=name,
             **kwargs,
         )
+        if threshold is not None:
+            _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold)
+        # The curves run along the bottom and the right; the chance line along
+        # the top (selective: the legend goes to the middle left) or the
+        # diagonal (generalized: the top left, above it, is free).
+        ax.legend(loc=_LEGEND_PLACES[kind], fontsize="small")
     figure.tight_layout()
     try:
         figure.savefig(path)
@@ -484,6 +493,28 @@ def save_risk_coverage_plot(y_true, y_pred, confidence, path, name, **kwargs):
         raise InputError(f"--plot {path}: {error.strerror or error}") from None
     finally:
         plt.close(figure)
+
+
+_LEGEND_PLACES = {"selective": "center left", "generalized": "upper left"}
+
+
+def _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold):
+    """The coverage and risk of accepting ``confidence >= threshold``."""
+    accepted = np.asarray(confidence) >= threshold
+    errors = np.asarray(y_true) != np.asarray(y_pred)
+    coverage = accepted.mean()
+    wrong = np.count_nonzero(errors & accepted)
+    if kind == "selective":
+        risk = wrong / accepted.sum() if accepted.any() else np.nan
+    else:
+        risk = wrong / accepted.shape[0]
+    ax.plot(
+        [coverage],
+        [risk],
+        "o",
+        color="black",
+        label="fitted threshold",
+    )
 
 
 def _evaluate(options, out, log):

@@ -649,3 +649,31 @@ def test_npz_arrays_are_named_by_the_column_options(tmp_path, capsys, prediction
     assert "'y_pred' (--pred-column)" in line
     line = _error(capsys, "evaluate", path)
     assert "--label-column" in line
+
+
+def test_the_plot_marks_the_fitted_thresholds_working_point():
+    # issue 28: the demo's plot shows where the fitted threshold works, and its
+    # legend does not hide the chance line.
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sklearn_selective._cli._evaluate import _LEGEND_PLACES, _mark_working_point
+
+    y_true = np.array([0, 1, 1, 0, 1, 0])
+    y_pred = np.array([0, 1, 0, 0, 0, 0])
+    confidence = np.array([0.9, 0.8, 0.7, 0.6, 0.3, 0.2])
+    figure, ax = plt.subplots()
+    try:
+        for kind, risk in (("selective", 1 / 4), ("generalized", 1 / 6)):
+            ax.cla()
+            _mark_working_point(ax, kind, y_true, y_pred, confidence, 0.6)
+            (line,) = ax.get_lines()
+            assert line.get_label() == "fitted threshold"
+            assert line.get_xdata()[0] == pytest.approx(4 / 6)
+            assert line.get_ydata()[0] == pytest.approx(risk)
+    finally:
+        plt.close(figure)
+    assert _LEGEND_PLACES == {"selective": "center left", "generalized": "upper left"}
