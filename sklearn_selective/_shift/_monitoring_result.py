@@ -1,10 +1,12 @@
 """The per-chunk result of :meth:`PerformanceMonitor.estimate`."""
 
 import dataclasses
+import json
 
 import numpy as np
 from sklearn.utils import column_or_1d
 
+from .._utils._plain import plain
 from .._utils._validation import check_labels_match_classes
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
@@ -191,6 +193,58 @@ ndarray of shape (n_chunks,)
             self, realised_accuracy=realised, realised_selective_accuracy=selective
         )
 
+    def to_dict(self):
+        """The result as plain, JSON-serialisable Python values.
+
+        Returns
+        -------
+        data : dict
+            ``method``, ``confidence_level``, the reference values
+            (``reference_accuracy``, ``reference_selective_accuracy``,
+            ``reference_coverage``) and ``chunks``: one dictionary per chunk
+            with the columns of :meth:`to_frame`. Times are ISO 8601 text
+            (with their offset when time-zone aware), ``nan`` is ``None``.
+        """
+        columns = self._columns()
+        chunks = [
+            {name: values[c] for name, values in columns.items()}
+            for c in range(self.n_chunks)
+        ]
+        return plain(
+            {
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "reference_accuracy": self.reference_accuracy,
+                "reference_selective_accuracy": self.reference_selective_accuracy,
+                "reference_coverage": self.reference_coverage,
+                "chunks": chunks,
+            }
+        )
+
+    def to_json(self, **json_kwargs):
+        """The result as JSON text: :meth:`to_dict` serialised by :func:`json.dumps`.
+
+        Parameters
+        ----------
+        **json_kwargs : dict
+            Passed to :func:`json.dumps`, e.g. ``indent=2``.
+
+        Returns
+        -------
+        text : str
+            Strict JSON: undefined values (``nan``) are ``null``.
+        """
+        return json.dumps(self.to_dict(), allow_nan=False, **json_kwargs)
+
+    def _columns(self):
+        columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
+        columns["partial"] = self.partial
+        columns["reason"] = self.reason
+        if self.realised_accuracy is not None:
+            columns["realised_accuracy"] = self.realised_accuracy
+            columns["realised_selective_accuracy"] = self.realised_selective_accuracy
+        return columns
+
     def to_frame(self):
         """The chunks as a pandas DataFrame, one row per chunk.
 
@@ -206,13 +260,7 @@ ndarray of shape (n_chunks,)
         """
         import pandas as pd
 
-        columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
-        columns["partial"] = self.partial
-        columns["reason"] = self.reason
-        if self.realised_accuracy is not None:
-            columns["realised_accuracy"] = self.realised_accuracy
-            columns["realised_selective_accuracy"] = self.realised_selective_accuracy
-        return pd.DataFrame(columns)
+        return pd.DataFrame(self._columns())
 
     def _rows(self, limit):
         header = (

@@ -8,13 +8,12 @@ dictionary as JSON text, and ``to_frame()`` gives a :class:`pandas.DataFrame`
 """
 
 import json
-import math
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 
 import numpy as np
 
 from .._utils._intervals import ConfidenceInterval
+from .._utils._plain import plain as _plain
 
 
 def _import_pandas(owner):
@@ -27,22 +26,6 @@ def _import_pandas(owner):
             "extra package."
         ) from error
     return pandas
-
-
-def _plain(value):
-    """``value`` as JSON-ready Python objects: lists, dicts, floats, None for nan."""
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | np.ndarray):
-        return [_plain(item) for item in value]
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    return value
 
 
 class _DataMixin:

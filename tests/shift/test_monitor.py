@@ -1,6 +1,7 @@
 """PerformanceMonitor and MonitoringResult."""
 
 import inspect
+import json
 import warnings
 
 import numpy as np
@@ -509,3 +510,21 @@ def test_with_labels_of_another_type_is_refused(setting):
         result.with_labels(y.astype(str))
     floats = result.with_labels(y.astype(float)).realised_accuracy
     np.testing.assert_array_equal(floats, result.with_labels(y).realised_accuracy)
+
+
+def test_to_dict_and_to_json_with_tz_aware_times(setting):
+    pd = pytest.importorskip("pandas")
+    _, clf, X_ref, y_ref, X, y = setting
+    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    times = pd.date_range("2026-03-28", periods=1000, freq="3min", tz="Europe/Berlin")
+    result = monitor.estimate(X, timestamps=times, freq="D").with_labels(y)
+    data = json.loads(result.to_json())
+    assert data == result.to_dict()
+    assert data["method"] == result.method
+    assert len(data["chunks"]) == result.n_chunks
+    first = data["chunks"][0]
+    assert first["start"] == "2026-03-28T00:00:00+01:00"
+    assert first["n_samples"] == result.n_samples[0]
+    assert first["accuracy"] == result.accuracy[0]
+    assert first["realised_accuracy"] == result.realised_accuracy[0]
+    assert set(first) == set(result.to_frame().columns)
