@@ -11,6 +11,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._utils._docstrings import fill_doc
 from .._utils._intervals import percentile_interval
 from .._utils._param_validation import validate_params
+from .._utils._plain import plain as _plain
 from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
 from ._areas import (
@@ -22,7 +23,7 @@ from ._areas import (
 )
 from ._bootstrap import bootstrap_metric
 from ._ranking import uq_auc, uq_c_index
-from ._results import _DataMixin, _plain
+from ._results import _DataMixin
 from ._working_points import (
     coverage_at_risk,
     selective_risk_at_coverage,
