@@ -116,12 +116,17 @@ class SelectiveClassifier(
     - ``target_risk`` (without ``confidence_level``): the lowest threshold whose
       empirical validation selective risk (error rate of the accepted samples)
       is at most the target;
-    - ``target_risk`` with ``confidence_level``: the SGR algorithm of Geifman and
-      El-Yaniv: the lowest threshold for which a one-sided Clopper-Pearson bound
-      certifies a selective risk at most ``target_risk`` with probability at least
-      ``confidence_level`` (the failure probability ``1 - confidence_level`` is
-      split over the tests of a binary search, tied confidences count as one
-      threshold). See the Notes for when the guarantee holds;
+    - ``target_risk`` with ``confidence_level``: a guarantee. With probability
+      at least ``confidence_level`` over the validation draw, every stated
+      constraint holds on the population at once: selective risk at most
+      ``target_risk`` and, with ``max_abstention_rate``, an abstention rate at
+      most that. ``guarantee="fixed_sequence"`` (default) is Learn-then-Test
+      with exact binomial p-values and fixed-sequence tests along the threshold
+      path, from nine starts at validation coverages 0.1 to 0.9 chosen without
+      the labels; the threshold of most coverage that every constraint
+      certifies is kept. ``guarantee="sgr"`` is the binary search of Geifman
+      and El-Yaniv, kept for reproduction. See the Notes for when a guarantee
+      holds;
     - ``rejection_cost``: Chow's rule, the threshold minimising the validation
       mean cost when an error costs 1 and an abstention ``rejection_cost``;
     - ``cost_matrix`` with ``rejection_cost``: the cost-sensitive Bayes rule on
@@ -158,9 +163,27 @@ class SelectiveClassifier(
         Target selective risk (error rate among accepted samples).
 
     confidence_level : float in (0, 1), default=None
-        With ``target_risk``: the risk guarantee holds with probability at least
-        ``confidence_level`` (SGR). With ``threshold_per_class=True`` it holds
-        for all the classes together (Bonferroni correction over the classes).
+        With ``target_risk``: every constraint (the selective risk, and the
+        abstention rate with ``max_abstention_rate``) holds on the population
+        with probability at least ``confidence_level`` over the validation
+        draw, all at once. With ``threshold_per_class=True`` it holds for all
+        the classes together (Bonferroni correction over the classes).
+
+    max_abstention_rate : float in (0, 1), default=None
+        With ``target_risk`` and ``confidence_level``: the review capacity, the
+        largest share of samples the classifier may send to a human. Certified
+        together with the risk (the level is split in half between the two,
+        Bonferroni); per class, each class's abstention rate is certified, which
+        bounds the overall rate. When the thresholds that certify the risk
+        abstain more than this, no threshold meets both and the classifier
+        abstains on everything, with a warning. Needs
+        ``guarantee="fixed_sequence"``.
+
+    guarantee : {"fixed_sequence", "sgr"}, default="fixed_sequence"
+        How the guarantee is certified: Learn-then-Test fixed-sequence testing
+        (Angelopoulos et al. 2021), or the SGR binary search (Geifman and
+        El-Yaniv 2017), which certifies less coverage at the same level
+        (``benchmarks/bench_guarantees.py``).
 
     rejection_cost : float > 0 or array-like of shape (n_classes,), default=None
         Cost of an abstention. Without ``cost_matrix``: one number, relative to
@@ -263,9 +286,10 @@ class SelectiveClassifier(
         ``target_coverage=1.0``, which uses no validation data).
 
     risk_bound_ : float, ndarray of shape (n_classes,) or None
-        The certified upper bound on the selective risk (guarantee policy only;
-        ``nan`` when no threshold could be certified and the classifier
-        abstains; None for the other policies).
+        The certified upper bound on the selective risk (guarantee policy only,
+        at most ``target_risk``): the Clopper-Pearson bound at the level of the
+        test that certified the threshold; ``nan`` when no threshold could be
+        certified and the classifier abstains; None for the other policies.
 
     cost_ : float or None
         Mean validation cost of the cost rule (None without ``cost_matrix``).
@@ -309,7 +333,7 @@ class SelectiveClassifier(
 
     Notes
     -----
-    **When the guarantee holds.** The SGR bound certifies the model whose
+    **When the guarantee holds.** The guarantee certifies the model whose
     validation scores it saw, on data drawn from the same distribution as the
     validation data, with probability at least ``confidence_level`` over that
     validation sample. It says nothing about a model refitted afterwards, nor
@@ -321,8 +345,22 @@ class SelectiveClassifier(
     weights are not supported with ``confidence_level`` (the bound counts
     samples).
 
+    **Fixed-sequence testing** (``guarantee="fixed_sequence"``). At each
+    threshold with ``n`` accepted validation samples of which ``k`` are wrong,
+    ``P(Binomial(n, target_risk) <= k)`` is an exact p-value of "the selective
+    risk exceeds the target" (conditional on ``n``). Tested in an order fixed
+    before the labels are seen, each at the full level, stopping at the first
+    test that does not reject, the family-wise error stays at the level without
+    a correction along the path. Nine walks start at the thresholds of
+    validation coverage 0.1, ..., 0.9, each at ``1/9`` of the level
+    (Bonferroni), and go toward more coverage; the abstention rate is walked
+    from full coverage toward less. The user guide proves the level and
+    ``benchmarks/bench_guarantees.py`` measures it.
+
     References
     ----------
+    Angelopoulos, Bates, Candès, Jordan and Lei. "Learn then Test: Calibrating
+    Predictive Algorithms to Achieve Risk Control." arXiv:2110.01052, 2021.
     Geifman and El-Yaniv. "Selective Classification for Deep Neural Networks."
     NeurIPS 2017 (SGR). Chow. "On optimum recognition error and reject
     tradeoff." IEEE Trans. Inf. Theory, 1970.
@@ -354,6 +392,8 @@ class SelectiveClassifier(
         "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
         "target_risk": [Interval(Real, 0, 1, closed="left"), None],
         "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
+        "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
+        "guarantee": [StrOptions({"fixed_sequence", "sgr"})],
         "rejection_cost": [
             Interval(Real, 0, None, closed="neither"),
             "array-like",
@@ -381,6 +421,8 @@ class SelectiveClassifier(
         target_coverage=None,
         target_risk=None,
         confidence_level=None,
+        max_abstention_rate=None,
+        guarantee="fixed_sequence",
         rejection_cost=None,
         threshold_per_class=False,
         cost_matrix=None,
@@ -400,6 +442,8 @@ class SelectiveClassifier(
         self.target_coverage = target_coverage
         self.target_risk = target_risk
         self.confidence_level = confidence_level
+        self.max_abstention_rate = max_abstention_rate
+        self.guarantee = guarantee
         self.rejection_cost = rejection_cost
         self.threshold_per_class = threshold_per_class
         self.cost_matrix = cost_matrix

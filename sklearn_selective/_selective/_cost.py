@@ -17,7 +17,8 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 from sklearn.isotonic import IsotonicRegression
 
-from ._thresholds import ThresholdFit, _ValidationCurve, lowest_cost_index
+from ._curve import ThresholdFit, _ValidationCurve
+from ._thresholds import lowest_cost_index
 
 _TINY = np.finfo(np.float64).tiny
 

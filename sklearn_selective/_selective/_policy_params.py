@@ -58,20 +58,45 @@ class PolicyParamsMixin:
                 "confidence_level is the probability that a risk guarantee holds "
                 "and needs target_risk; set target_risk or remove confidence_level."
             )
+        self._check_guarantee_params()
         if not given:
             return "target_coverage", {"target_coverage": DEFAULT_TARGET_COVERAGE}
         if self.confidence_level is not None:
-            return "guaranteed_risk", {
+            params = {
                 "target_risk": self.target_risk,
                 "confidence_level": self.confidence_level,
+                "guarantee": self.guarantee,
             }
+            if self.max_abstention_rate is not None:
+                params["max_abstention_rate"] = self.max_abstention_rate
+            return "guaranteed_risk", params
         ((name, value),) = given.items()
         return name, {name: value}
+
+    def _check_guarantee_params(self):
+        if self.max_abstention_rate is None:
+            return
+        if self.confidence_level is None:
+            raise ValueError(
+                "max_abstention_rate is a constraint certified together with the "
+                "risk guarantee: set target_risk and confidence_level too (e.g. "
+                "target_risk=0.02, confidence_level=0.95, max_abstention_rate=0.3)."
+            )
+        if self.guarantee != "fixed_sequence":
+            raise ValueError(
+                f"max_abstention_rate needs guarantee='fixed_sequence'; "
+                f"guarantee={self.guarantee!r} (SGR) certifies the risk alone."
+            )
 
     def _cost_policy(self):
         others = [
             name
-            for name in ("target_coverage", "target_risk", "confidence_level")
+            for name in (
+                "target_coverage",
+                "target_risk",
+                "confidence_level",
+                "max_abstention_rate",
+            )
             if getattr(self, name) is not None
         ]
         if others:

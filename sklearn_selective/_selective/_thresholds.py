@@ -1,78 +1,26 @@
-"""Abstention thresholds fitted on validation confidences: the four policies of
+"""Abstention thresholds fitted on validation confidences: the policies of
 :class:`~sklearn_selective.SelectiveClassifier`.
 
 Each policy takes the validation confidences, 0/1 losses and sample weights and
 returns a :class:`ThresholdFit`. Every policy works on the risk-coverage curve of
 the metrics core (one sort, tied confidences grouped), so that a threshold is always
 one of the distinct validation confidences (or ``inf``: abstain on everything).
+The risk guarantees live in ``_guarantees``.
 """
 
 import math
 import warnings
-from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import beta
 
-from ..metrics._core._group_stats import GroupStats, descending_curve, group_ties
-
-# Coverage and risk are ratios of float sums: compare with a relative tolerance so
-# that e.g. 9 of 10 samples meets a target coverage of 0.9.
-_RELATIVE_TOLERANCE = 1e-12
-
-
-class ThresholdFit(NamedTuple):
-    threshold: float
-    coverage: float
-    risk: float
-    risk_bound: float | None = None
-
-
-class _ValidationCurve(NamedTuple):
-    """Risk-coverage curve at the distinct validation confidences, decreasing."""
-
-    thresholds: np.ndarray
-    accepted_weight: np.ndarray
-    accepted_loss: np.ndarray
-    total_weight: float
-
-    @classmethod
-    def from_samples(cls, confidence, losses, sample_weight):
-        groups = group_ties(confidence)
-        stats = GroupStats.from_samples(groups, losses, sample_weight)
-        accepted_weight, accepted_loss, keep = descending_curve(stats)
-        return cls(
-            groups.values[keep][::-1],
-            accepted_weight,
-            accepted_loss,
-            float(accepted_weight[-1]),
-        )
-
-    @property
-    def coverage(self):
-        return self.accepted_weight / self.total_weight
-
-    @property
-    def risk(self):
-        return self.accepted_loss / self.accepted_weight
-
-    def at(self, index, risk_bound=None):
-        """The fit that accepts every confidence down to ``thresholds[index]``."""
-        return ThresholdFit(
-            float(self.thresholds[index]),
-            float(self.coverage[index]),
-            float(self.risk[index]),
-            risk_bound,
-        )
-
-
-def _abstain_on_everything(reason, risk_bound=math.nan):
-    warnings.warn(
-        f"{reason} The classifier abstains on every sample (threshold_ = inf).",
-        UserWarning,
-        stacklevel=4,
-    )
-    return ThresholdFit(math.inf, 0.0, math.nan, risk_bound)
+from ._curve import (
+    _RELATIVE_TOLERANCE,
+    ThresholdFit,
+    _abstain_on_everything,
+    _ValidationCurve,
+    curve_table,
+)
+from ._guarantees import TooFewSamplesError, fit_guarantee
 
 
 def fit_target_coverage(curve, target_coverage):
@@ -114,96 +62,12 @@ def fit_rejection_cost(curve, rejection_cost):
     return curve.at(best)
 
 
-def clopper_pearson_upper(n_failures, n_trials, alpha):
-    """One-sided upper confidence bound, level ``1 - alpha``, of a binomial rate."""
-    n_failures, n_trials = np.asarray(n_failures), np.asarray(n_trials)
-    with np.errstate(invalid="ignore"):
-        bound = beta.ppf(1 - alpha, n_failures + 1, n_trials - n_failures)
-    return np.where(n_failures >= n_trials, 1.0, bound)
-
-
-def sgr_n_tests(n_thresholds):
-    """Number of bound evaluations of the binary search over ``n_thresholds``."""
-    return max(1, math.ceil(math.log2(n_thresholds + 1)))
-
-
-def min_samples_for_guarantee(target_risk, confidence_level, n_tests):
-    """Fewest validation samples for which zero failures can certify the target."""
-    # Upper bound with 0 failures in m trials: 1 - (delta / k)^(1/m) < target, where
-    # delta = 1 - confidence_level is the failure probability.
-    delta = 1 - confidence_level
-    return math.floor(math.log(delta / n_tests) / math.log1p(-target_risk)) + 1
-
-
-class TooFewSamplesError(ValueError):
-    """The validation data are too few to certify the target risk at all."""
-
-
-def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):
-    """SGR (Geifman & El-Yaniv 2017): binary search over the distinct thresholds for
-    the lowest one whose Clopper-Pearson upper bound on the selective risk, at level
-    ``1 - delta / k`` (``delta = 1 - confidence_level``) for the ``k`` tests of the
-    search, is below ``target_risk``.
-
-    With probability at least ``confidence_level`` over the validation sample, the
-    selective risk of the returned threshold on new data is at most the target.
-    Assumes unit weights (binomial counts) and 0/1 losses. ``level_text`` says
-    in messages where ``confidence_level`` comes from when the caller changed it
-    (the per-class Bonferroni split).
-    """
-    if level_text is None:
-        level_text = f"confidence_level={confidence_level}"
-    n_thresholds = curve.thresholds.shape[0]
-    n_tests = sgr_n_tests(n_thresholds)
-    n_samples = round(curve.total_weight)
-    needed = min_samples_for_guarantee(target_risk, confidence_level, n_tests)
-    if n_samples < needed:
-        raise TooFewSamplesError(
-            f"A selective risk <= {target_risk} with {level_text} "
-            f"cannot be certified from {n_samples} validation "
-            f"samples: even with no error at all, at least {needed} are needed. Use "
-            "more validation data (a larger cv fraction or held-out set), a larger "
-            "target_risk or a smaller confidence_level."
-        )
-    alpha = (1 - confidence_level) / n_tests
-    # lo: largest index known feasible (-1: accept nothing); hi: smallest known not.
-    lo, hi, lo_bound = -1, n_thresholds, None
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        bound = float(
-            clopper_pearson_upper(
-                round(curve.accepted_loss[mid]),
-                round(curve.accepted_weight[mid]),
-                alpha,
-            )
-        )
-        if bound < target_risk:
-            lo, lo_bound = mid, bound
-        else:
-            hi = mid
-    if lo < 0:
-        return _abstain_on_everything(
-            f"No threshold certifies a selective risk <= {target_risk} with "
-            f"{level_text} on this validation data."
-        )
-    return curve.at(lo, risk_bound=lo_bound)
-
-
 POLICIES = {
     "target_coverage": fit_target_coverage,
     "target_risk": fit_target_risk,
-    "guaranteed_risk": fit_guaranteed_risk,
+    "guaranteed_risk": fit_guarantee,
     "rejection_cost": fit_rejection_cost,
 }
-
-
-def curve_table(curve):
-    """Every candidate threshold with its validation coverage and selective risk."""
-    return {
-        "threshold": curve.thresholds,
-        "coverage": curve.coverage,
-        "risk": curve.risk,
-    }
 
 
 def fit_policy(policy, confidence, losses, weights, **params):

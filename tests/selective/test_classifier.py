@@ -229,7 +229,9 @@ def _true_selective_risk(threshold):
     return (1 - min(max(threshold, 0.5), 1.0)) / 2
 
 
-def _guarantee_violation_rate(n_repeats, n_validation, target, confidence_level, seed):
+def _guarantee_violation_rate(
+    n_repeats, n_validation, target, confidence_level, seed, guarantee="sgr"
+):
     rng = np.random.default_rng(seed)
     model = FrozenEstimator(CalibratedCoin().fit(None, None))
     violations = 0
@@ -237,20 +239,26 @@ def _guarantee_violation_rate(n_repeats, n_validation, target, confidence_level,
         x = rng.random((n_validation, 1))
         y = (rng.random(n_validation) < 0.5 + x[:, 0] / 2).astype(int)
         clf = SelectiveClassifier(
-            model, target_risk=target, confidence_level=confidence_level
+            model,
+            target_risk=target,
+            confidence_level=confidence_level,
+            guarantee=guarantee,
         ).fit(x, y)
         if np.isfinite(clf.threshold_):  # else it abstains on everything
-            assert clf.risk_ <= clf.risk_bound_ < target
+            assert clf.risk_ <= clf.risk_bound_ <= target
         violations += _true_selective_risk(clf.threshold_) > target
     return violations / n_repeats
 
 
 @pytest.mark.filterwarnings("ignore:No threshold certifies")
-def test_sgr_guarantee_holds_fast():
+@pytest.mark.parametrize("guarantee", ["fixed_sequence", "sgr"])
+def test_guarantee_holds_fast(guarantee):
     # 300 repetitions: the rate is <= 1 - confidence_level = delta up to 3 Monte
     # Carlo standard errors.
     delta = 0.1
-    rate = _guarantee_violation_rate(300, 500, 0.1, confidence_level=0.9, seed=0)
+    rate = _guarantee_violation_rate(
+        300, 500, 0.1, confidence_level=0.9, seed=0, guarantee=guarantee
+    )
     assert rate <= delta + 3 * math.sqrt(delta * (1 - delta) / 300)
 
 

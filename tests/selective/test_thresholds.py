@@ -8,15 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from sklearn_selective._selective._thresholds import (
-    _ValidationCurve,
+from sklearn_selective._selective._curve import _ValidationCurve
+from sklearn_selective._selective._guarantees import (
     clopper_pearson_upper,
     fit_guaranteed_risk,
+    min_samples_for_guarantee,
+    sgr_n_tests,
+)
+from sklearn_selective._selective._thresholds import (
     fit_rejection_cost,
     fit_target_coverage,
     fit_target_risk,
-    min_samples_for_guarantee,
-    sgr_n_tests,
 )
 
 
@@ -290,6 +292,7 @@ def test_per_class_sgr_is_sgr_per_class_at_the_bonferroni_level(seed):
         None,
         target_risk=0.1,
         confidence_level=0.85,
+        guarantee="sgr",
     )
     for c in range(3):
         mask = index == c
