@@ -10,6 +10,7 @@ ORDER = [
     "plot_aurc_finite_sample.py",
     "plot_uq_metrics_ground_truth.py",
     "plot_sgr_guarantee.py",
+    "plot_triage_requirement.py",
     "plot_per_class_thresholds.py",
     "plot_cost_sensitive_abstention.py",
     "plot_atc_shift.py",

@@ -149,7 +149,7 @@ def samples_needed(risk, target_risk, alpha, limit=10**7):
     return high
 
 
-def _abstain_with_advice(curve, target_risk, level, level_text, cap_note):
+def _abstain_with_advice(curve, target_risk, level, level_text):
     """Abstain on everything, with the best bound the data allow and the
     validation size that would certify the target."""
     bounds = clopper_pearson_upper(
@@ -167,7 +167,7 @@ def _abstain_with_advice(curve, target_risk, level, level_text, cap_note):
     )
     warnings.warn(
         f"No threshold certifies a selective risk <= {target_risk} with "
-        f"{level_text}{cap_note}. The best bound on this validation data is "
+        f"{level_text}. The best bound on this validation data is "
         f"{bounds[best]:.4g} (at coverage {curve.coverage[best]:.3f}, empirical "
         f"risk {risk:.4g}); {size}. The classifier abstains on every sample "
         "(threshold_ = inf).",
@@ -188,8 +188,32 @@ def _check_enough_samples(curve, target_risk, confidence_level, level_text):
             f"certified from {n_samples} validation samples: even with no error at "
             f"all, at least {needed} are needed. Use more validation data (a "
             "larger cv fraction or held-out set), a larger target_risk or a "
-            "smaller confidence_level."
+            "smaller confidence_level.",
+            needed,
         )
+
+
+def _abstain_for_the_cap(curve, target_risk, cap, level_text, best, lowest):
+    """Abstain on everything when the risk and the review capacity cannot be
+    certified at once, saying how far apart they are."""
+    reach = (
+        "no threshold"
+        if lowest is None
+        else f"only thresholds of validation coverage >= {curve.coverage[lowest]:.3f}"
+    )
+    warnings.warn(
+        f"No threshold certifies a selective risk <= {target_risk} and an "
+        f"abstention rate <= {cap} at once with {level_text}: the risk is "
+        f"certified up to validation coverage {curve.coverage[best]:.3f}, and the "
+        f"abstention rate for {reach} (the level is split between the two). More "
+        "validation data narrow the gap; otherwise relax target_risk or "
+        "max_abstention_rate. The classifier abstains on every sample "
+        "(threshold_ = inf), which exceeds the review capacity: the requirement "
+        "cannot be met on this data.",
+        UserWarning,
+        stacklevel=5,
+    )
+    return ThresholdFit(math.inf, 0.0, math.nan, math.nan)
 
 
 def fit_fixed_sequence(
@@ -213,17 +237,14 @@ def fit_fixed_sequence(
     alpha_risk = alpha if max_abstention_rate is None else alpha / 2
     _check_enough_samples(curve, target_risk, 1.0 - alpha_risk, level_text)
     best, level = risk_certified(curve, target_risk, alpha_risk, start_ratio)
-    cap_note = ""
-    if best is not None and max_abstention_rate is not None:
+    if best is None:
+        return _abstain_with_advice(curve, target_risk, level, level_text)
+    if max_abstention_rate is not None:
         lowest = cap_certified(curve, max_abstention_rate, alpha / 2)
         if lowest is None or best < lowest:
-            cap_note = (
-                f" and an abstention rate <= {max_abstention_rate} at once (the "
-                "thresholds certified for the risk abstain more)"
+            return _abstain_for_the_cap(
+                curve, target_risk, max_abstention_rate, level_text, best, lowest
             )
-            best = None
-    if best is None:
-        return _abstain_with_advice(curve, target_risk, level, level_text, cap_note)
     bound = float(
         clopper_pearson_upper(
             round(curve.accepted_loss[best]), round(curve.accepted_weight[best]), level
@@ -257,7 +278,12 @@ def min_samples_for_guarantee(target_risk, confidence_level, n_tests):
 
 
 class TooFewSamplesError(ValueError):
-    """The validation data are too few to certify the target risk at all."""
+    """The validation data are too few to certify the target risk at all;
+    ``needed`` is the fewest validation samples that could."""
+
+    def __init__(self, message, needed):
+        super().__init__(message)
+        self.needed = needed
 
 
 def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):
@@ -284,7 +310,8 @@ def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):
             f"cannot be certified from {n_samples} validation "
             f"samples: even with no error at all, at least {needed} are needed. Use "
             "more validation data (a larger cv fraction or held-out set), a larger "
-            "target_risk or a smaller confidence_level."
+            "target_risk or a smaller confidence_level.",
+            needed,
         )
     alpha = (1 - confidence_level) / n_tests
     # lo: largest index known feasible (-1: accept nothing); hi: smallest known not.

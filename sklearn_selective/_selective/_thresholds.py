@@ -105,7 +105,7 @@ def _class_fallback(policy, pooled, samples):
     return ThresholdFit(threshold, coverage, risk, bound)
 
 
-def _warn_fallbacks(policy, fallbacks):
+def _warn_fallbacks(policy, fallbacks, max_abstention_rate=None):
     if not fallbacks:
         return
     what = (
@@ -113,6 +113,11 @@ def _warn_fallbacks(policy, fallbacks):
         if policy == "guaranteed_risk"
         else "use the global threshold (the same policy on all classes)"
     )
+    if policy == "guaranteed_risk" and max_abstention_rate is not None:
+        what += (
+            f", so the abstention rate <= {max_abstention_rate} is NOT certified "
+            "(their predictions all go to review)"
+        )
     listed = "; ".join(
         f"class {label!r}: {n} validation predictions, {reason}"
         for label, n, reason in fallbacks
@@ -146,8 +151,11 @@ def _fit_one_class(policy, params, samples, pooled, n_classes):
         params = {**params, "confidence_level": level, "level_text": text}
         try:
             return POLICIES[policy](curve, **params), curve, None
-        except TooFewSamplesError:
-            reason = "too few to certify the target risk for one class"
+        except TooFewSamplesError as error:
+            reason = (
+                "too few to certify the target risk for one class (at least "
+                f"{error.needed} needed)"
+            )
             return _class_fallback(policy, pooled, samples), curve, reason
     return POLICIES[policy](curve, **params), curve, None
 
@@ -187,7 +195,7 @@ def fit_per_class(policy, class_index, classes, confidence, losses, weights, **p
             labels = classes[index : index + 1]
             table["class"] = np.repeat(labels, len(curve.thresholds))
             tables.append(table)
-    _warn_fallbacks(policy, fallbacks)
+    _warn_fallbacks(policy, fallbacks, params.get("max_abstention_rate"))
     fields = {
         name: np.array([getattr(fit, name) for fit in fits], dtype=np.float64)
         for name in ("threshold", "coverage", "risk")

@@ -226,7 +226,7 @@ def test_a_review_capacity_the_risk_cannot_meet_abstains_and_says_so():
     capped = SelectiveClassifier(
         model, target_risk=0.05, confidence_level=0.9, max_abstention_rate=0.2
     )
-    with pytest.warns(UserWarning, match="abstention rate <= 0.2 at once"):
+    with pytest.warns(UserWarning, match=r"abstention rate <= 0\.2 at once"):
         capped.fit(X, y)
     assert math.isinf(capped.threshold_)
     loose = SelectiveClassifier(
