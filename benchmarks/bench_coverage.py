@@ -15,6 +15,8 @@ guide page "What each interval covers" quotes these numbers.
   do at once.
 - ``bootstrap``: ``bootstrap_metric`` on one population, each interval method:
   how often the interval covers the population value.
+- ``failures``: the default interval by the number of failures in the data
+  (the warning below five failures).
 - ``monitor``: ``PerformanceMonitor`` without shift: how often
   ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
   accuracy, how often the ``expected_*`` intervals cover the population
@@ -41,6 +43,7 @@ from sklearn_selective.metrics import (
     selective_risk_at_coverage,
     uq_auc,
 )
+from sklearn_selective.metrics._bootstrap import DOUBLE_MAX_SAMPLES
 
 
 def _rate(hits):
@@ -129,26 +132,34 @@ def _losses(rng, n, signal=1.0, accuracy=0.82):
 
 
 def _population_value(name, **population):
+    """The metric on two million samples of the population."""
     function, kwargs = _BOOTSTRAP_METRICS[name]
     confidence, losses = _losses(np.random.default_rng(123), 2_000_000, **population)
     return function(None, None, confidence, loss=losses, **kwargs)
 
 
 def bench_bootstrap(repeats, sizes, n_resamples):
-    methods = ("percentile", "basic", "BCa")
+    """Each method's coverage; ``auto`` (the default) is the double bootstrap up
+    to ``DOUBLE_MAX_SAMPLES`` and the percentile interval above, so the sizes
+    include the first one above the switch. ``width`` is the default's mean
+    width over the percentile interval's."""
+    methods = ("auto", "percentile", "basic", "BCa")
+    sizes = sorted({*sizes, DOUBLE_MAX_SAMPLES + 1})
     print("\nbootstrap_metric: coverage of the population value (95 % nominal)")
-    print(f"{'metric':>28} {'n':>6}  " + "  ".join(f"{m:>14}" for m in methods))
+    print(f"{'metric':>28} {'n':>6} {'auto is':>10}  "
+          + "  ".join(f"{m:>14}" for m in methods) + f"  {'width':>6}")  # fmt: skip
     for name, (_, kwargs) in _BOOTSTRAP_METRICS.items():
         truth = _population_value(name)
         for n in sizes:
             rng = np.random.default_rng(n)
             covered = {method: [] for method in methods}
+            widths = {method: [] for method in methods}
             for repeat in range(repeats):
                 confidence, losses = _losses(rng, n)
                 for method in methods:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        low, high = bootstrap_metric(
+                        result = bootstrap_metric(
                             name,
                             None,
                             None,
@@ -158,10 +169,52 @@ def bench_bootstrap(repeats, sizes, n_resamples):
                             method=method,
                             random_state=repeat,
                             **kwargs,
-                        ).confidence_interval
+                        )
+                    low, high = result.confidence_interval
                     covered[method].append(low <= truth <= high)
+                    widths[method].append(high - low)
+                    if method == "auto":
+                        chosen = result.method
             cells = "  ".join(f"{_rate(covered[m]):>14}" for m in methods)
-            print(f"{name:>28} {n:>6}  {cells}")
+            ratio = np.nanmean(widths["auto"]) / np.nanmean(widths["percentile"])
+            print(f"{name:>28} {n:>6} {chosen:>10}  {cells}  {ratio:>6.2f}")
+
+
+def bench_few_failures(repeats, n_resamples, n=50, accuracy=0.9):
+    """The default interval by the number of failures the data hold: a
+    population with 10 % failures, 50 samples (five failures on average)."""
+    print(f"\nbootstrap_metric, default interval, n = {n}, {1 - accuracy:.0%} failures:"
+          " coverage by the number of failures in the data (95 % nominal)")  # fmt: skip
+    bins = ((0, 2), (3, 4), (5, 99))
+    print(f"{'metric':>28} " + "  ".join(f"{f'{a}-{b} failures':>22}" for a, b in bins)
+          + f"  {'all':>14}")  # fmt: skip
+    for name, (_, kwargs) in _BOOTSTRAP_METRICS.items():
+        truth = _population_value(name, accuracy=accuracy)
+        rng = np.random.default_rng(7)
+        failures, covered = [], []
+        for repeat in range(repeats):
+            confidence, losses = _losses(rng, n, accuracy=accuracy)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                low, high = bootstrap_metric(
+                    name,
+                    None,
+                    None,
+                    confidence,
+                    loss=losses,
+                    n_resamples=n_resamples,
+                    random_state=repeat,
+                    **kwargs,
+                ).confidence_interval
+            failures.append(int(losses.sum()))
+            covered.append(low <= truth <= high)
+        failures, covered = np.array(failures), np.array(covered)
+        cells = []
+        for low, high in bins:
+            inside = (failures >= low) & (failures <= high)
+            share = f"({inside.mean():.2f})"
+            cells.append(f"{_rate(covered[inside]):>14} {share:>7}")
+        print(f"{name:>28} " + "  ".join(cells) + f"  {_rate(covered):>14}")
 
 
 def bench_groups(repeats, sizes, n_resamples):
@@ -273,21 +326,31 @@ def bench_monitor(repeats, n_resamples):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=500)
-    parser.add_argument("--n-resamples", type=int, default=500)
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=500,
+        help="resamples of the comparisons and the monitor (the bootstrap and "
+        "group intervals use bootstrap_metric's default, 1000)",
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
     parser.add_argument(
         "--only",
-        choices=["comparisons", "bootstrap", "groups", "monitor"],
+        choices=["comparisons", "bootstrap", "failures", "groups", "monitor"],
         default=None,
     )
     options = parser.parse_args()
     start = time.perf_counter()
     if options.only in (None, "comparisons"):
         bench_comparisons(options.repeats, options.sizes, options.n_resamples)
+    # The default intervals with the default resamples: the double bootstrap
+    # reads extreme quantiles, which fewer resamples make undercover.
     if options.only in (None, "bootstrap"):
-        bench_bootstrap(options.repeats, options.sizes, min(options.n_resamples, 1000))
+        bench_bootstrap(options.repeats, options.sizes, 1000)
+    if options.only in (None, "failures"):
+        bench_few_failures(options.repeats, 1000)
     if options.only in (None, "groups"):
-        bench_groups(options.repeats, options.sizes, options.n_resamples)
+        bench_groups(options.repeats, options.sizes, 1000)
     if options.only in (None, "monitor"):
         bench_monitor(options.repeats, min(options.n_resamples, 200))
     print(f"\n{time.perf_counter() - start:.0f} s")

@@ -5,6 +5,7 @@ draws and the intervals from ``_utils``; paired comparisons live in
 ``_comparison``.
 """
 
+import copy
 import warnings
 from functools import partial
 from numbers import Integral, Real
@@ -18,8 +19,15 @@ from .._utils._draws import (
     _check_generator,
     _jackknife_counts,
 )
-from .._utils._intervals import _METHODS, _bca_levels, _interval, _warn_undefined
+from .._utils._intervals import (
+    _METHODS,
+    ConfidenceInterval,
+    _bca_levels,
+    _quantile_interval,
+    _warn_undefined,
+)
 from .._utils._sklearn import Interval, StrOptions, validate_params
+from ._resampling._calibration import calibrated_levels, calibration_shares
 from ._resampling._resamples import (
     _METRICS,
     _RESAMPLING_CONSTRAINTS,
@@ -37,7 +45,7 @@ from ._results import BootstrapResult
         "confidence": ["array-like"],
         "n_resamples": [Interval(Integral, 1, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-        "method": [StrOptions(set(_METHODS))],
+        "method": [StrOptions(set(_METHODS) | {"auto", "double"})],
         "n_jobs": [
             Interval(Integral, None, -1, closed="right"),
             Interval(Integral, 1, None, closed="left"),
@@ -57,7 +65,7 @@ def bootstrap_metric(
     *,
     n_resamples=1000,
     confidence_level=0.95,
-    method="percentile",
+    method="auto",
     random_state=None,
     n_jobs=None,
     sample_weight=None,
@@ -101,20 +109,36 @@ def bootstrap_metric(
     confidence_level : float in (0, 1), default=0.95
         Confidence level of the two-sided interval.
 
-    method : {"percentile", "basic", "BCa"}, default="percentile"
-        Interval type, as in :func:`scipy.stats.bootstrap`: the percentile
-        interval, the basic (reverse percentile) interval, or the
-        bias-corrected and accelerated interval [Efron] (``"bca"`` is accepted
-        too).
-        BCa estimates the acceleration by the jackknife, which evaluates the
-        metric on the ``n_samples`` leave-one-out samples: as costly as
-        ``n_samples`` extra resamples. When its levels are undefined (a
-        degenerate jackknife) the percentile interval is returned, with a
-        warning, and ``result.method`` is ``"percentile"``. Coverage measured
-        in simulation: from about 200 samples on, the percentile and BCa
-        intervals hold their level; with about nine failures (50 samples) they
-        cover 0.87-0.92 and 0.87-0.93 (user guide, "What each interval
-        covers").
+    method : {"auto", "double", "percentile", "basic", "BCa"}, default="auto"
+        Interval type. ``"percentile"``, ``"basic"`` (reverse percentile) and
+        ``"BCa"`` (bias-corrected and accelerated [Efron]; ``"bca"`` is
+        accepted too) are those of :func:`scipy.stats.bootstrap`.
+        ``"double"`` is the percentile interval with its two levels calibrated
+        by the double bootstrap [Hall]: each resample is resampled 100 times,
+        and the levels are moved until, in the bootstrap world (where the
+        data's value is the truth), each end misses with probability
+        ``(1 - confidence_level) / 2``; it costs ``100 * n_resamples``
+        evaluations and needs the default 1000 resamples (it reads extreme
+        quantiles). ``"auto"`` is the interval measured to hold at the data's
+        size: ``"double"`` up to 500 samples, except ``"BCa"`` up to 500
+        samples for :func:`uq_auc` (which the double bootstrap over-covers)
+        and ``"double"`` up to 74 samples only for the working points
+        (:func:`selective_risk_at_coverage`, :func:`coverage_at_risk`);
+        ``"percentile"`` above. ``result.method`` says which was used.
+        BCa estimates the acceleration by the jackknife (``n_samples`` extra
+        evaluations). When the BCa or double-bootstrap levels are undefined
+        (all values equal) the percentile interval is returned, with a
+        warning, and ``result.method`` is ``"percentile"``.
+
+        Coverage of the population value measured in simulation at 95 %
+        (user guide, "What each interval covers";
+        ``benchmarks/bench_coverage.py``): the default covers 0.936-0.962 for
+        :func:`aurc`, :func:`augrc`, :func:`uq_auc` and
+        :func:`selective_risk_at_coverage` at 50, 200, 501 and 1000 samples;
+        with about nine failures in 50 samples the percentile interval covers
+        only 0.88-0.92 and BCa 0.88-0.94. With fewer than five failures no
+        interval holds its level (0.39-0.61 with at most two), and a warning
+        says so. :func:`coverage_at_risk` and other metrics are not measured.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Source of the resamples. An int seeds
@@ -160,8 +184,8 @@ def bootstrap_metric(
         conditions on the metric being defined.
 
     DegenerateDataWarning
-        When ``method="BCa"`` cannot be computed and the percentile interval is
-        returned instead.
+        When the BCa or double-bootstrap interval cannot be computed and the
+        percentile interval is returned instead.
 
     See Also
     --------
@@ -190,7 +214,9 @@ def bootstrap_metric(
     ----------
     .. [Efron] Efron, B. and Tibshirani, R. J. "An Introduction to the
        Bootstrap." Chapman & Hall, 1993 (percentile, basic and BCa
-       intervals; Ch. 13-14).
+       intervals, Ch. 13-14; calibration by the double bootstrap, Sec. 18.3).
+    .. [Hall] Hall, P. and Martin, M. A. "On bootstrap resampling and
+       iteration." Biometrika 75(4), 661-671, 1988.
     %(ref_augrc)s
     %(ref_aurc)s
 
@@ -207,7 +233,9 @@ def bootstrap_metric(
     ...                           random_state=0)
     >>> low, high = result.confidence_interval
     >>> print(f"AUGRC {result.statistic:.3f}, 95% CI [{low:.3f}, {high:.3f}]")
-    AUGRC 0.038, 95% CI [0.026, 0.050]
+    AUGRC 0.038, 95% CI [0.026, 0.053]
+    >>> result.method  # the default at 400 samples
+    'double'
     >>> result.bootstrap_distribution.shape
     (1000,)
 
@@ -221,17 +249,20 @@ def bootstrap_metric(
     >>> round(result.statistic, 3)
     0.975
     """
-    metric = _resolve_metric(metric)
-    statistic, values, n_samples = _prepare(
-        metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs
+    result, _ = _bootstrap(
+        metric,
+        y_true,
+        y_pred,
+        confidence,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        sample_weight=sample_weight,
+        metric_kwargs=metric_kwargs,
     )
-    rng = _check_generator(random_state)
-    distribution = values(
-        _bootstrap_counts(rng, n_samples, n_resamples, min_rows=values.block_rows)
-    )
-    return _result(
-        metric, statistic, distribution, values, n_samples, confidence_level, method
-    )
+    return result
 
 
 def _prepare(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs):
@@ -247,57 +278,219 @@ def _prepare(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n
     return statistic, values, confidence.shape[0]
 
 
-def _result(
-    metric, statistic, distribution, values, n_samples, confidence_level, method
+def _bootstrap(
+    metric,
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    n_resamples,
+    confidence_level,
+    method,
+    random_state,
+    n_jobs,
+    sample_weight,
+    metric_kwargs,
+    stacklevel=6,
+    where="",
 ):
-    """The :class:`BootstrapResult` of a bootstrap distribution."""
+    """``(BootstrapResult, interval_at)`` of :func:`bootstrap_metric`;
+    ``interval_at(level)`` is the same method's interval at another level from
+    the same resamples (the simultaneous intervals of :func:`metric_by_group`)."""
+    metric = _resolve_metric(metric)
+    statistic, values, n_samples = _prepare(
+        metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs
+    )
+    method = _chosen_method(method, n_samples, metric)
+    rng = _check_generator(random_state)
+    blocks = _bootstrap_counts(rng, n_samples, n_resamples, min_rows=values.block_rows)
+    if method == "double":  # kept: each is resampled again after the outer draws
+        blocks = list(blocks)
+    distribution = values(blocks)
+    return _result(
+        metric,
+        statistic,
+        distribution,
+        values,
+        n_samples,
+        confidence_level,
+        method,
+        outer=(blocks, rng) if method == "double" else None,
+        stacklevel=stacklevel,
+        where=where,
+    )
+
+
+# ``method="auto"``: per metric, the interval of the first rule whose size bound
+# the data do not exceed, and the percentile interval above them all. Measured
+# in benchmarks/bench_coverage.py (user guide, "What each interval covers"): the
+# double bootstrap holds where the percentile interval falls short (about nine
+# failures in 50 samples); it over-covers the failure AUROC (0.98 at n = 50),
+# which BCa holds, and working points beyond 50 samples (0.97-0.98 at 75-200),
+# where the percentile interval holds. Its cost, ``n_resamples * N_INNER``
+# evaluations, stays about a second up to DOUBLE_MAX_SAMPLES.
+DOUBLE_MAX_SAMPLES = 500
+_WORKING_POINT_RULES = ((74, "double"),)
+_AUTO_RULES = {
+    "uq_auc": ((DOUBLE_MAX_SAMPLES, "bca"),),
+    "selective_risk_at_coverage": _WORKING_POINT_RULES,
+    "coverage_at_risk": _WORKING_POINT_RULES,
+}
+_DEFAULT_RULES = ((DOUBLE_MAX_SAMPLES, "double"),)
+
+
+def _chosen_method(method, n_samples, metric=None):
+    """The interval method ``"auto"`` stands for at ``n_samples`` for ``metric``,
+    or ``method`` in the canonical spelling of ``_METHODS``."""
+    if method != "auto":
+        return _METHODS.get(method, method)
+    rules = _AUTO_RULES.get(getattr(metric, "__name__", None), _DEFAULT_RULES)
+    return next(
+        (chosen for largest, chosen in rules if n_samples <= largest), "percentile"
+    )
+
+
+def _result(
+    metric,
+    statistic,
+    distribution,
+    values,
+    n_samples,
+    confidence_level,
+    method,
+    outer=None,
+    stacklevel=6,
+    where="",
+):
+    """``(BootstrapResult, interval_at)`` of a bootstrap distribution.
+
+    ``outer``: for ``method="double"``, the outer count blocks and the generator
+    that continues after them (the source of the inner resamples).
+    ``stacklevel``: of the warning of too few failures, which names the line of
+    the user's call; ``where`` begins its message (e.g. the group).
+    """
     n_resamples = distribution.shape[0]
-    method = _METHODS[method]
     defined = distribution[~np.isnan(distribution)]
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
-    jackknife = None
-    if method == "bca":
-        jackknife = values(_jackknife_counts(n_samples, min_rows=values.block_rows))
-        _warn_undefined(
-            np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
-        )
-        jackknife = jackknife[~np.isnan(jackknife)]
-        method = _bca_or_percentile(defined, statistic, jackknife, confidence_level)
-    interval = _interval(defined, statistic, confidence_level, method, jackknife)
+    _warn_few_failures(values, stacklevel, where)
+    if defined.shape[0] == 0:
+        levels_at = _percentile_levels
+    else:
+        levels_at = _LEVELS[method](defined, statistic, values, n_samples, outer)
+    if levels_at is None:  # degenerate: the percentile interval, said so
+        _warn_percentile_instead(method)
+        method, levels_at = "percentile", _percentile_levels
+
+    def interval_at(level):
+        low, high = _quantile_interval(defined, levels_at(level))
+        if method == "basic":
+            low, high = 2.0 * statistic - high, 2.0 * statistic - low
+        return ConfidenceInterval(float(low), float(high))
+
     standard_error = (
         float(np.std(defined, ddof=1)) if defined.shape[0] > 1 else float("nan")
     )
-    return BootstrapResult(
+    result = BootstrapResult(
         statistic,
-        interval,
+        interval_at(confidence_level),
         standard_error,
         distribution,
         metric=getattr(metric, "__name__", type(metric).__name__),
         confidence_level=float(confidence_level),
         method=method,
     )
+    return result, interval_at
 
 
-def _bca_or_percentile(distribution, statistic, jackknife, confidence_level):
-    """``"bca"``, or ``"percentile"`` with a warning when the BCa levels are
-    undefined (a degenerate bootstrap distribution or jackknife, e.g. all
-    equal): the result then says which interval it holds, never a NaN."""
-    if distribution.shape[0] and jackknife.shape[0] > 1:
-        alpha = (1.0 - confidence_level) / 2.0
-        levels = _bca_levels(distribution, statistic, jackknife, alpha)
-        if np.all(np.isfinite(levels)):
-            return "bca"
-    if distribution.shape[0] == 0:
-        return "bca"  # no defined resample: the interval is nan either way
-    warnings.warn(
-        "The BCa interval cannot be computed: the bootstrap distribution or the "
-        "jackknife values are degenerate (for example all equal, as for a "
-        "working point that few resamples move). The percentile interval is "
-        "returned instead (result.method is 'percentile').",
-        DegenerateDataWarning,
-        stacklevel=4,
+# Fewer failures than this, and no bootstrap interval of a risk metric holds its
+# level (user guide, "What each interval covers").
+MIN_FAILURES = 5
+
+
+def _warn_few_failures(values, stacklevel, where=""):
+    """Warn when a risk metric's data hold fewer than ``MIN_FAILURES`` samples
+    with a positive loss (and weight): the resamples cannot show the failures
+    the data lack, so every interval is too narrow."""
+    resampler = getattr(getattr(values, "evaluate", None), "resampler", None)
+    if resampler is None:  # a metric of another kind: failures not defined
+        return
+    failing = resampler.losses > 0
+    if resampler.weight is not None:
+        failing &= resampler.weight > 0
+    n_failures = int(np.count_nonzero(failing))
+    if n_failures < MIN_FAILURES:
+        message = (
+            f"only {n_failures} of the {failing.shape[0]} samples are failures "
+            f"(positive loss). With fewer than {MIN_FAILURES}, no bootstrap "
+            "interval of a risk metric holds its level: resampling cannot show "
+            "failures the data lack, so the interval is too narrow (measured "
+            "coverage at 95 %: 0.39-0.61 with at most two failures, 0.80-0.98 "
+            "with three or four; user guide "
+            '"What each interval covers"). Label more samples until at least '
+            f"{MIN_FAILURES} failures are in the data, or read the interval as a "
+            "lower bound on the uncertainty."
+        )
+        warnings.warn(
+            where + message if where else message[0].upper() + message[1:],
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _percentile_levels(confidence_level):
+    alpha = (1.0 - confidence_level) / 2.0
+    return alpha, 1.0 - alpha
+
+
+def _percentile(defined, statistic, values, n_samples, outer):
+    return _percentile_levels
+
+
+def _bca(defined, statistic, values, n_samples, outer):
+    """BCa levels, or None when they are undefined (a degenerate bootstrap
+    distribution or jackknife, e.g. all equal)."""
+    jackknife = values(_jackknife_counts(n_samples, min_rows=values.block_rows))
+    _warn_undefined(
+        np.count_nonzero(np.isnan(jackknife)), n_samples, "jackknife samples"
     )
-    return "percentile"
+    jackknife = jackknife[~np.isnan(jackknife)]
+
+    def levels_at(level):
+        return _bca_levels(defined, statistic, jackknife, (1.0 - level) / 2.0)
+
+    if jackknife.shape[0] > 1 and np.all(np.isfinite(levels_at(0.95))):
+        return levels_at
+    return None
+
+
+def _double(defined, statistic, values, n_samples, outer):
+    """Levels calibrated by the double bootstrap, or None when no inner value is
+    defined."""
+    blocks, rng = outer
+    shares = [calibration_shares(values, statistic, block, rng) for block in blocks]
+    below = np.concatenate([below for below, _ in shares])
+    below_or_equal = np.concatenate([at_most for _, at_most in shares])
+    if np.isnan(below).all():
+        return None
+    return partial(calibrated_levels, below, below_or_equal)
+
+
+_LEVELS = {"percentile": _percentile, "basic": _percentile, "bca": _bca}
+_LEVELS["double"] = _double
+
+
+def _warn_percentile_instead(method):
+    warnings.warn(
+        f"The {_METHOD_NAMES[method]} interval cannot be computed: the bootstrap "
+        "distribution or the jackknife values are degenerate (for example all "
+        "equal, as for a working point that few resamples move). The percentile "
+        "interval is returned instead (result.method is 'percentile').",
+        DegenerateDataWarning,
+        stacklevel=5,
+    )
+
+
+_METHOD_NAMES = {"bca": "BCa", "double": "double-bootstrap"}
 
 
 class _SharedResamples:
@@ -333,8 +526,12 @@ class _SharedResamples:
         groups = _shared_groups([values for _, _, values, _ in self._metrics])
         rng = _check_generator(self.random_state)
         blocks = [[] for _ in self._metrics]
+        # Kept where "auto" is the double bootstrap, which resamples each again.
+        self._outer = [] if n_samples <= DOUBLE_MAX_SAMPLES else None
         done = 0
         for counts in _bootstrap_counts(rng, n_samples, self.n_resamples):
+            if self._outer is not None:
+                self._outer.append(counts)
             for indices, evaluate in groups:
                 with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                     found = evaluate(counts)
@@ -344,13 +541,25 @@ class _SharedResamples:
             if progress is not None:
                 progress(done, self.n_resamples)
         self._distributions = [np.concatenate(block) for block in blocks]
+        self._rng_after = rng
 
-    def result(self, index, confidence_level=0.95, method="percentile"):
+    def result(self, index, confidence_level=0.95, method="auto"):
         metric, statistic, values, n_samples = self._metrics[index]
-        distribution = self._distributions[index]
-        return _result(
-            metric, statistic, distribution, values, n_samples, confidence_level, method
+        method = _chosen_method(method, n_samples, metric)
+        outer = None
+        if method == "double":  # every metric's inner draws start at one state
+            outer = (self._outer, copy.deepcopy(self._rng_after))
+        result, _ = _result(
+            metric,
+            statistic,
+            self._distributions[index],
+            values,
+            n_samples,
+            confidence_level,
+            method,
+            outer,
         )
+        return result
 
 
 def _shared_groups(evaluators):

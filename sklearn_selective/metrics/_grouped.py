@@ -9,7 +9,6 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._utils._docstrings import fill_doc
-from .._utils._intervals import percentile_interval
 from .._utils._param_validation import validate_params
 from .._utils._plain import plain as _plain
 from .._utils._sklearn import Interval, StrOptions
@@ -21,7 +20,7 @@ from ._areas import (
     naurc,
     sele,
 )
-from ._bootstrap import bootstrap_metric
+from ._bootstrap import _bootstrap
 from ._ranking import uq_auc, uq_c_index
 from ._results import _DataMixin
 from ._working_points import (
@@ -411,7 +410,7 @@ def metric_by_group(
     simultaneous = None if intervals is None else intervals.copy()
     joint_level = 1.0 - (1.0 - confidence_level) / unique.shape[0]
     rng = np.random.default_rng(random_state) if n_resamples is not None else None
-    for position in range(unique.shape[0]):
+    for position, label in enumerate(unique):
         mask = index == position
         args = [_subset(value, mask, n_samples) for value in (y_true, y_pred)]
         # Only the per-sample losses are split with the samples: any other
@@ -432,20 +431,22 @@ def metric_by_group(
             )
         elif n_resamples is not None:
             boot_metric, boot_kwargs = _for_bootstrap(function, kwargs)
-            result = bootstrap_metric(
+            result, interval_at = _bootstrap(
                 boot_metric,
                 *args,
                 confidence[mask],
                 n_resamples=n_resamples,
                 confidence_level=confidence_level,
+                method="auto",
                 random_state=rng,
+                n_jobs=None,
                 sample_weight=weight,
-                **boot_kwargs,
+                metric_kwargs=boot_kwargs,
+                stacklevel=7,
+                where=f"Group {label.item() if hasattr(label, 'item') else label!r}: ",
             )
             intervals[position] = result.confidence_interval
-            simultaneous[position] = percentile_interval(
-                result.bootstrap_distribution, joint_level
-            )
+            simultaneous[position] = interval_at(joint_level)
     worst_group, worst_value = _worst(values, greater_is_better, unique)
     return MetricByGroupResult(
         metric=name,

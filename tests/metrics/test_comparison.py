@@ -561,7 +561,7 @@ def test_bootstrap_result_to_dict_and_json():
         "statistic": result.statistic,
         "confidence_interval": list(result.confidence_interval),
         "confidence_level": 0.95,
-        "method": "percentile",
+        "method": "double",  # the default below 500 samples
         "standard_error": result.standard_error,
         "n_resamples": 50,
     }

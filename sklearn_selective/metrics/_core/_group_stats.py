@@ -574,7 +574,8 @@ def coverage_at_risk_from_stats(stats, risk):
     with np.errstate(divide="ignore", invalid="ignore"):
         crossing = (below * mean_loss - loss_below) / (mean_loss - risk)
     largest = np.where(end_feasible, upto, np.where(start_feasible, crossing, 0.0))
-    return np.clip(largest.max(axis=-1), 0.0, total) / total
+    with np.errstate(divide="ignore", invalid="ignore"):  # no weight: nan, undefined
+        return np.clip(largest.max(axis=-1), 0.0, total) / total
 
 
 def _coverage_at_risk_1d(weight, loss, risk):
