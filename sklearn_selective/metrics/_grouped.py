@@ -75,11 +75,13 @@ class MetricByGroupResult(_DataMixin):
         Its value (``nan`` when none is defined).
 
     confidence_interval : ndarray of shape (n_groups, 2) or None
-        Percentile bootstrap interval ``(low, high)`` of each group on its own,
-        at ``confidence_level``, when ``n_resamples`` was given, else None.
+        Bootstrap interval ``(low, high)`` of each group on its own, at
+        ``confidence_level``: the default interval of :func:`bootstrap_metric`
+        at the group's size (the double bootstrap up to 500 samples, see its
+        ``method``), when ``n_resamples`` was given, else None.
 
     simultaneous_interval : ndarray of shape (n_groups, 2) or None
-        Percentile bootstrap intervals at level ``1 - (1 - confidence_level) /
+        The same method's intervals at level ``1 - (1 - confidence_level) /
         n_groups`` (Bonferroni), which cover every group's value at once with
         probability at least ``confidence_level``: the ones that back a claim
         about the worst group (which group it is, how bad it is), since that
