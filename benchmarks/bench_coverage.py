@@ -180,6 +180,36 @@ def bench_bootstrap(repeats, sizes, n_resamples):
             print(f"{name:>28} {n:>6} {chosen:>10}  {cells}  {ratio:>6.2f}")
 
 
+def bench_working_point_switch(repeats, sizes=(75, 100)):
+    """Where the working point's default switches from the double bootstrap to
+    the percentile interval (it is the double bootstrap up to 74 samples)."""
+    name, methods = "selective_risk_at_coverage", ("double", "percentile", "BCa")
+    kwargs = _BOOTSTRAP_METRICS[name][1]
+    truth = _population_value(name)
+    print(f"\n{name}: the default's switch (95 % nominal)")
+    print(f"{'n':>6}  " + "  ".join(f"{m:>14}" for m in methods))
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        covered = {method: [] for method in methods}
+        for repeat in range(repeats):
+            confidence, losses = _losses(rng, n)
+            for method in methods:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    low, high = bootstrap_metric(
+                        name,
+                        None,
+                        None,
+                        confidence,
+                        loss=losses,
+                        method=method,
+                        random_state=repeat,
+                        **kwargs,
+                    ).confidence_interval
+                covered[method].append(low <= truth <= high)
+        print(f"{n:>6}  " + "  ".join(f"{_rate(covered[m]):>14}" for m in methods))
+
+
 def bench_few_failures(repeats, n_resamples, n=50, accuracy=0.9):
     """The default interval by the number of failures the data hold: a
     population with 10 % failures, 50 samples (five failures on average)."""
@@ -347,6 +377,7 @@ def main():
     # reads extreme quantiles, which fewer resamples make undercover.
     if options.only in (None, "bootstrap"):
         bench_bootstrap(options.repeats, options.sizes, 1000)
+        bench_working_point_switch(options.repeats)
     if options.only in (None, "failures"):
         bench_few_failures(options.repeats, 1000)
     if options.only in (None, "groups"):
