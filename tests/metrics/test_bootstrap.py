@@ -1031,7 +1031,7 @@ def test_default_interval_holds_its_level_with_nine_failures_in_50_samples():
     50 samples): the default interval, with the default 1000 resamples, covers
     it at 95 % +- 2 Monte-Carlo s.e.; the percentile interval, which the default
     replaced, does not."""
-    repeats, n = 200, 50
+    repeats, n = 150, 50
     rng = np.random.default_rng(2)
 
     def draw(size):

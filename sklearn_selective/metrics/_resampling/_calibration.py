@@ -38,20 +38,31 @@ def _inner_counts(rng, counts, n_inner):
     return inner.reshape(n_inner, n_samples)
 
 
+# Inner count vectors evaluated per call: several outer resamples at once keep
+# the per-call cost of the metric small against its work.
+_BLOCK_COUNTS = 2**20
+
+
 def calibration_shares(values, statistic, outer_counts, rng, n_inner=N_INNER):
     """``(below, below_or_equal)``: for every outer resample (a row of
     ``outer_counts``), the share of its inner resamples' defined values below,
-    and at most, ``statistic``; NaN where no inner value is defined."""
-    below = np.empty(outer_counts.shape[0])
-    below_or_equal = np.empty(outer_counts.shape[0])
-    for row, counts in enumerate(outer_counts):
-        inner = values([_inner_counts(rng, counts, n_inner)])
-        defined = inner[~np.isnan(inner)]
-        size = max(defined.shape[0], 1)
-        below[row] = np.count_nonzero(defined < statistic) / size
-        below_or_equal[row] = np.count_nonzero(defined <= statistic) / size
-        if not defined.shape[0]:
-            below[row] = below_or_equal[row] = np.nan
+    and at most, ``statistic``; NaN where no inner value is defined. The inner
+    resamples are drawn row after row; several rows are evaluated at once."""
+    n_outer, n_samples = outer_counts.shape
+    rows = max(1, _BLOCK_COUNTS // (n_inner * n_samples))
+    below = np.empty(n_outer)
+    below_or_equal = np.empty(n_outer)
+    for start in range(0, n_outer, rows):
+        block = outer_counts[start : start + rows]
+        inner = np.concatenate([_inner_counts(rng, c, n_inner) for c in block])
+        found = values([inner]).reshape(block.shape[0], n_inner)
+        defined = ~np.isnan(found)
+        size = defined.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # none defined: nan
+            below[start : start + rows] = (found < statistic).sum(axis=1) / size
+            below_or_equal[start : start + rows] = (found <= statistic).sum(
+                axis=1
+            ) / size
     return below, below_or_equal
 
 
