@@ -138,6 +138,23 @@ def _population_value(name, **population):
     return function(None, None, confidence, loss=losses, **kwargs)
 
 
+def _bootstrap(name, confidence, losses, repeat, **options):
+    """``bootstrap_metric`` of a package metric on per-sample losses, quietly
+    (the bench knows its data sets hold few failures at times)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bootstrap_metric(
+            name,
+            None,
+            None,
+            confidence,
+            loss=losses,
+            random_state=repeat,
+            **_BOOTSTRAP_METRICS[name][1],
+            **options,
+        )
+
+
 def bench_bootstrap(repeats, sizes, n_resamples):
     """Each method's coverage; ``auto`` (the default) is the double bootstrap up
     to ``DOUBLE_MAX_SAMPLES`` and the percentile interval above, so the sizes
@@ -148,7 +165,7 @@ def bench_bootstrap(repeats, sizes, n_resamples):
     print("\nbootstrap_metric: coverage of the population value (95 % nominal)")
     print(f"{'metric':>28} {'n':>6} {'auto is':>10}  "
           + "  ".join(f"{m:>14}" for m in methods) + f"  {'width':>6}")  # fmt: skip
-    for name, (_, kwargs) in _BOOTSTRAP_METRICS.items():
+    for name in _BOOTSTRAP_METRICS:
         truth = _population_value(name)
         for n in sizes:
             rng = np.random.default_rng(n)
@@ -157,19 +174,14 @@ def bench_bootstrap(repeats, sizes, n_resamples):
             for repeat in range(repeats):
                 confidence, losses = _losses(rng, n)
                 for method in methods:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        result = bootstrap_metric(
-                            name,
-                            None,
-                            None,
-                            confidence,
-                            loss=losses,
-                            n_resamples=n_resamples,
-                            method=method,
-                            random_state=repeat,
-                            **kwargs,
-                        )
+                    result = _bootstrap(
+                        name,
+                        confidence,
+                        losses,
+                        repeat,
+                        n_resamples=n_resamples,
+                        method=method,
+                    )
                     low, high = result.confidence_interval
                     covered[method].append(low <= truth <= high)
                     widths[method].append(high - low)
@@ -184,7 +196,6 @@ def bench_working_point_switch(repeats, sizes=(75, 100)):
     """Where the working point's default switches from the double bootstrap to
     the percentile interval (it is the double bootstrap up to 74 samples)."""
     name, methods = "selective_risk_at_coverage", ("double", "percentile", "BCa")
-    kwargs = _BOOTSTRAP_METRICS[name][1]
     truth = _population_value(name)
     print(f"\n{name}: the default's switch (95 % nominal)")
     print(f"{'n':>6}  " + "  ".join(f"{m:>14}" for m in methods))
@@ -194,18 +205,8 @@ def bench_working_point_switch(repeats, sizes=(75, 100)):
         for repeat in range(repeats):
             confidence, losses = _losses(rng, n)
             for method in methods:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    low, high = bootstrap_metric(
-                        name,
-                        None,
-                        None,
-                        confidence,
-                        loss=losses,
-                        method=method,
-                        random_state=repeat,
-                        **kwargs,
-                    ).confidence_interval
+                result = _bootstrap(name, confidence, losses, repeat, method=method)
+                low, high = result.confidence_interval
                 covered[method].append(low <= truth <= high)
         print(f"{n:>6}  " + "  ".join(f"{_rate(covered[m]):>14}" for m in methods))
 
@@ -218,24 +219,16 @@ def bench_few_failures(repeats, n_resamples, n=50, accuracy=0.9):
     bins = ((0, 2), (3, 4), (5, 99))
     print(f"{'metric':>28} " + "  ".join(f"{f'{a}-{b} failures':>22}" for a, b in bins)
           + f"  {'all':>14}")  # fmt: skip
-    for name, (_, kwargs) in _BOOTSTRAP_METRICS.items():
+    for name in _BOOTSTRAP_METRICS:
         truth = _population_value(name, accuracy=accuracy)
         rng = np.random.default_rng(7)
         failures, covered = [], []
         for repeat in range(repeats):
             confidence, losses = _losses(rng, n, accuracy=accuracy)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                low, high = bootstrap_metric(
-                    name,
-                    None,
-                    None,
-                    confidence,
-                    loss=losses,
-                    n_resamples=n_resamples,
-                    random_state=repeat,
-                    **kwargs,
-                ).confidence_interval
+            result = _bootstrap(
+                name, confidence, losses, repeat, n_resamples=n_resamples
+            )
+            low, high = result.confidence_interval
             failures.append(int(losses.sum()))
             covered.append(low <= truth <= high)
         failures, covered = np.array(failures), np.array(covered)
