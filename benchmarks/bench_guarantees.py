@@ -174,6 +174,11 @@ def bench(repeats, sizes):
                     )
 
 
+def _covered(threshold_s):
+    """Population coverage of accepting ``s >= threshold_s`` (0 for inf)."""
+    return float(min(max(1.0 - threshold_s, 0.0), 1.0))
+
+
 def bench_construction(repeats):
     """Where the risk walks start, at the same level: one walk from the most
     confident sample, and geometric starts m0 * ratio**i (the default ratio 2)."""
@@ -191,13 +196,15 @@ def bench_construction(repeats):
             curve = _ValidationCurve.from_samples(s, loss, None)
             p_values = risk_p_values(curve.accepted_loss, curve.accepted_weight, target)
             last = walk(p_values, 0.1, 0, +1)
-            found["top"].append(0.0 if last is None else curve.coverage[last])
+            top = np.inf if last is None else curve.thresholds[last]
+            found["top"].append(_covered(top))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for ratio in ratios:
                     fit = fit_fixed_sequence(curve, target, 0.9, start_ratio=ratio)
-                    found[ratio].append(fit.coverage)
-                found["sgr"].append(fit_guaranteed_risk(curve, target, 0.9).coverage)
+                    found[ratio].append(_covered(fit.threshold))
+                fit = fit_guaranteed_risk(curve, target, 0.9)
+                found["sgr"].append(_covered(fit.threshold))
         cells = [
             f"{np.mean(v):.3f} ({np.mean(np.asarray(v) == 0):.2f})"
             for v in found.values()
@@ -206,6 +213,51 @@ def bench_construction(repeats):
         print(
             f"{n:>6} {target:>6} {oracle:>6.3f} " + " ".join(f"{c:>14}" for c in cells)
         )
+
+
+def bench_mapie(repeats):
+    """Against MAPIE's BinaryClassificationController, where installed, on the
+    same data: accepting ``s >= t`` is "predicting positive", and a right
+    prediction is a positive label, so its precision is one minus our selective
+    risk (a target precision ``1 - target``)."""
+    try:
+        from mapie.risk_control import BinaryClassificationController
+    except ImportError:
+        print("\nMAPIE: not installed (pip install mapie), comparison skipped")
+        return
+
+    def predict_proba(X):
+        s = np.asarray(X)[:, 0]
+        return np.column_stack([1 - s, s])
+
+    print("\nAgainst MAPIE's BinaryClassificationController (precision), level 0.9:")
+    print("mean population coverage (violations, abstain-all rate)")
+    print(f"{'n':>6} {'target':>6} {'fixed_sequence':>22} "
+          f"{'MAPIE holm':>22} {'MAPIE fixed seq.':>22}")  # fmt: skip
+    for n, target in ((300, 0.05), (1000, 0.02), (1000, 0.05), (5000, 0.02)):
+        rng = np.random.default_rng(n)
+        found = {"ours": [], "bonferroni_holm": [], "fixed_sequence": []}
+        for _ in range(repeats):
+            s = rng.random(n)
+            wrong = rng.random(n) < 0.3 * (1 - s) ** 2
+            curve = _ValidationCurve.from_samples(s, wrong.astype(float), None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit = fit_fixed_sequence(curve, target, 0.9)
+                found["ours"].append(_covered(fit.threshold))
+                for fwer in ("bonferroni_holm", "fixed_sequence"):
+                    controller = BinaryClassificationController(
+                        predict_proba, "precision", 1 - target, 0.9, fwer_method=fwer
+                    )
+                    controller.calibrate(s[:, None], (~wrong).astype(int))
+                    t = controller.best_predict_param
+                    found[fwer].append(0.0 if t is None else 1 - float(t))
+        cells = []
+        for values in found.values():
+            c = np.asarray(values)
+            violations = np.mean(0.1 * c**2 > target)
+            cells.append(f"{c.mean():.3f} ({violations:.3f}, {np.mean(c == 0):.2f})")
+        print(f"{n:>6} {target:>6} " + " ".join(f"{c:>22}" for c in cells))
 
 
 def bench_time():
@@ -232,6 +284,7 @@ def main():
     start = time.perf_counter()
     bench(options.repeats, options.sizes)
     bench_construction(min(options.repeats, 500))
+    bench_mapie(min(options.repeats, 200))
     bench_time()
     print(f"\n{time.perf_counter() - start:.0f} s")
 
