@@ -17,6 +17,7 @@ from ._bootstrap import bootstrap_metric
 from ._calibration import expected_calibration_error
 from ._comparison import compare_confidence_functions, compare_systems
 from ._grouped import MetricByGroupResult, metric_by_group
+from ._ood import fpr_at_tpr, ood_auroc
 from ._ranking import uq_auc, uq_c_index
 from ._results import (
     BootstrapResult,
@@ -54,6 +55,7 @@ __all__ = [
     "coverage_at_risk",
     "e_aurc",
     "expected_calibration_error",
+    "fpr_at_tpr",
     "generalized_risk_coverage_curve",
     "get_scorer",
     "get_scorer_names",
@@ -62,6 +64,7 @@ __all__ = [
     "make_selective_scorer",
     "metric_by_group",
     "naurc",
+    "ood_auroc",
     "risk_coverage_curve",
     "sele",
     "selective_risk_at_coverage",
