@@ -96,3 +96,19 @@ def test_one_kind_only_is_undefined():
 def test_bad_indicator(y_ood, match):
     with pytest.raises(ValueError, match=match):
         ood_auroc(y_ood, [0.1, 0.2, 0.3])
+
+
+def test_scod_loss_counts_every_accepted_ood_sample_as_a_failure():
+    # The user guide's SCOD recipe: a per-sample loss, 1 for OOD samples.
+    from sklearn_selective.metrics import selective_risk_at_coverage
+
+    y_true = np.array([0, 1, 1, 0, -1, -1])  # -1: a placeholder for OOD samples
+    y_pred = np.array([0, 1, 0, 0, 1, 0])
+    y_ood = np.array([0, 0, 0, 0, 1, 1])
+    confidence = np.array([0.9, 0.8, 0.3, 0.2, 0.85, 0.1])
+    scod_loss = ((y_pred != y_true) | (y_ood == 1)).astype(float)
+    # At coverage 0.5 the three most confident are accepted: one of them is OOD.
+    risk = selective_risk_at_coverage(
+        None, None, confidence, loss=scod_loss, coverage=0.5
+    )
+    assert risk == pytest.approx(1 / 3)
