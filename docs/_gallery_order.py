@@ -13,6 +13,7 @@ ORDER = [
     "plot_triage_requirement.py",
     "plot_per_class_thresholds.py",
     "plot_cost_sensitive_abstention.py",
+    "plot_novelty_rejection.py",
     "plot_atc_shift.py",
     "plot_monitoring.py",
     "plot_compare_systems.py",

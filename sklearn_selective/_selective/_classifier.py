@@ -23,6 +23,7 @@ from .._utils._sklearn import (
     StrOptions,
     estimator_has,
     fit_context,
+    num_samples,
 )
 from .._utils._validation import (
     _check_scaled_sample_weight,
@@ -39,6 +40,7 @@ from ._decisions import (
     labels_or_reject,
     msp_decision,
 )
+from ._novelty import classifier_inputs, fit_novelty, is_novel
 from ._policy_params import PolicyParamsMixin
 
 
@@ -179,6 +181,25 @@ class SelectiveClassifier(
         abstains on everything, with a warning. Needs
         ``guarantee="fixed_sequence"``.
 
+    novelty_detector : estimator, default=None
+        An unfitted scikit-learn outlier detector (``IsolationForest``,
+        ``LocalOutlierFactor(novelty=True)``, ``OneClassSVM``,
+        ``EllipticEnvelope``, ...; anything with ``fit`` and
+        ``score_samples``, higher meaning more normal). It is fitted on 80 %
+        of ``fit``'s inputs as the final classifier sees them (after a
+        Pipeline's transformers), and its threshold is the ``novelty_rate``
+        quantile of its scores on the other 20 %. A sample is then accepted
+        iff it is confident enough **and** not novel; :meth:`rejection_reason`
+        says which. Confidence fails far from the training data, where a model
+        is often confidently wrong; the detector rejects what it has never
+        seen. Guarantees (``confidence_level``) certify the confidence
+        threshold on in-distribution data; the detector's rejections are not
+        part of them.
+
+    novelty_rate : float in [0, 1), default=0.01
+        Share of in-distribution samples the detector's threshold flags as
+        novel (about; 0 flags none).
+
     guarantee : {"fixed_sequence", "sgr"}, default="fixed_sequence"
         How the guarantee is certified: Learn-then-Test fixed-sequence testing
         (Angelopoulos et al. 2021), or the SGR binary search (Geifman and
@@ -294,6 +315,12 @@ class SelectiveClassifier(
     cost_ : float or None
         Mean validation cost of the cost rule (None without ``cost_matrix``).
 
+    novelty_detector_ : estimator or None
+        The fitted novelty detector (None without ``novelty_detector``).
+
+    novelty_threshold_ : float or None
+        A sample is novel iff its detector score is below it.
+
     calibrator_ : object or None
         The fitted probability calibration (None without ``calibration``).
 
@@ -394,6 +421,8 @@ class SelectiveClassifier(
         "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
         "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
         "guarantee": [StrOptions({"fixed_sequence", "sgr"})],
+        "novelty_detector": [HasMethods(["fit", "score_samples"]), None],
+        "novelty_rate": [Interval(Real, 0, 1, closed="left")],
         "rejection_cost": [
             Interval(Real, 0, None, closed="neither"),
             "array-like",
@@ -423,6 +452,8 @@ class SelectiveClassifier(
         confidence_level=None,
         max_abstention_rate=None,
         guarantee="fixed_sequence",
+        novelty_detector=None,
+        novelty_rate=0.01,
         rejection_cost=None,
         threshold_per_class=False,
         cost_matrix=None,
@@ -444,6 +475,8 @@ class SelectiveClassifier(
         self.confidence_level = confidence_level
         self.max_abstention_rate = max_abstention_rate
         self.guarantee = guarantee
+        self.novelty_detector = novelty_detector
+        self.novelty_rate = novelty_rate
         self.rejection_cost = rejection_cost
         self.threshold_per_class = threshold_per_class
         self.cost_matrix = cost_matrix
@@ -540,7 +573,7 @@ class SelectiveClassifier(
             self.cv_results_ = self._cv_results(
                 validation, held_out.fold_sizes, policy, policy_params
             )
-        return self
+        return self._fit_novelty(X)
 
     def _fold_classes(self, y):
         """Every label of ``y``, the columns each fold's probabilities get (a
@@ -563,6 +596,16 @@ class SelectiveClassifier(
             self.coverage_ = np.ones(len(self.classes_))
             self.risk_ = np.full(len(self.classes_), math.nan)
         self.validation_curve_ = self.cv_results_ = None
+        return self._fit_novelty(X)
+
+    def _fit_novelty(self, X):
+        """The novelty detector on the inputs the fitted classifier sees."""
+        self.novelty_detector_ = self.novelty_threshold_ = None
+        if self.novelty_detector is not None:
+            features = classifier_inputs(self.estimator_, X)
+            self.novelty_detector_, self.novelty_threshold_ = fit_novelty(
+                self.novelty_detector, features, self.novelty_rate, self.random_state
+            )
         return self
 
     def _fit_validation(self, validation, policy, policy_params):
@@ -699,7 +742,50 @@ class SelectiveClassifier(
             ``confidence_score(X) >= threshold_`` (per predicted class with
             ``threshold_per_class=True``).
         """
-        return self._accepted(*self._decide(X))
+        return self._accepted(*self._decide(X)) & ~self.predict_novel(X)
+
+    def predict_novel(self, X):
+        """Whether the novelty detector flags each sample (all False without one).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        novel : ndarray of shape (n_samples,), dtype=bool
+            ``novelty_detector_.score_samples`` of the inputs the classifier
+            sees below ``novelty_threshold_``.
+        """
+        check_is_fitted(self, "threshold_")
+        if self.novelty_detector_ is None:
+            return np.zeros(num_samples(X), dtype=bool)
+        features = classifier_inputs(self.estimator_, X)
+        return is_novel(self.novelty_detector_, self.novelty_threshold_, features)
+
+    def rejection_reason(self, X):
+        """Why each sample is rejected, or ``"accepted"``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        reason : ndarray of shape (n_samples,), dtype=object
+            ``"accepted"``; ``"low_confidence"`` (below the threshold);
+            ``"novel"`` (flagged by the novelty detector, confident enough);
+            ``"novel_and_low_confidence"``.
+        """
+        confident = self._accepted(*self._decide(X))
+        novel = self.predict_novel(X)
+        reasons = np.array(
+            ["accepted", "low_confidence", "novel", "novel_and_low_confidence"],
+            dtype=object,
+        )
+        return reasons[(~confident).astype(int) + 2 * novel.astype(int)]
 
     def predict(self, X):
         """Predict class labels, or ``reject_label`` where the classifier abstains.
@@ -719,7 +805,7 @@ class SelectiveClassifier(
         index, confidence = self._decide(X)
         if self.reject_label is None:
             return self.classes_[index]
-        accepted = self._accepted(index, confidence)
+        accepted = self._accepted(index, confidence) & ~self.predict_novel(X)
         return labels_or_reject(self.classes_, index, accepted, self.reject_label)
 
     def score(self, X, y, sample_weight=None):

@@ -13,7 +13,10 @@ TINY = {
         "--max-c-index-resamples", "2",
     ],
     "bench_cli.py": ["--n", "1e3", "--n-resamples", "10", "--repeat", "1"],
-    "bench_coverage.py": ["--repeats", "2", "--n-resamples", "20", "--sizes", "50"],
+    "bench_coverage.py": [
+        "--repeats", "2", "--n-resamples", "20", "--sizes", "50",
+        "--bootstrap-resamples", "50",
+    ],
     "bench_guarantees.py": ["--repeats", "2", "--sizes", "300"],
     "bench_confidence.py": ["--n", "1e3", "--classes", "10"],
     "bench_metrics.py": ["--sizes", "1e3", "--repeat", "1", "--memory-sizes", "1e3"],

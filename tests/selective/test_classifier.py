@@ -8,6 +8,7 @@ import pytest
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_classification
+from sklearn.ensemble import IsolationForest
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -36,6 +37,10 @@ def _zero_one_costs(classes):
             LogisticRegression(), target_risk=0.2, threshold_per_class=True
         ),
         SelectiveClassifier(LogisticRegression(), target_coverage=1.0),
+        SelectiveClassifier(
+            LogisticRegression(),
+            novelty_detector=IsolationForest(n_estimators=10, random_state=0),
+        ),
         SelectiveClassifier(
             LogisticRegression(),
             cost_matrix=_zero_one_costs,
