@@ -742,7 +742,7 @@ class SelectiveClassifier(
             ``confidence_score(X) >= threshold_`` (per predicted class with
             ``threshold_per_class=True``).
         """
-        return self._accepted(*self._decide(X)) & ~self.predict_novel(X)
+        return self._accepted(*self._decide(X)) & ~self._novel(X)
 
     def predict_novel(self, X):
         """Whether the novelty detector flags each sample (all False without one).
@@ -759,6 +759,12 @@ class SelectiveClassifier(
             sees below ``novelty_threshold_``.
         """
         check_is_fitted(self, "threshold_")
+        if self.novelty_detector_ is None:
+            self._decide(X)  # validates X as the classifier does
+        return self._novel(X)
+
+    def _novel(self, X):
+        """:meth:`predict_novel` of inputs the classifier has validated."""
         if self.novelty_detector_ is None:
             return np.zeros(num_samples(X), dtype=bool)
         features = classifier_inputs(self.estimator_, X)
@@ -780,7 +786,7 @@ class SelectiveClassifier(
             ``"novel_and_low_confidence"``.
         """
         confident = self._accepted(*self._decide(X))
-        novel = self.predict_novel(X)
+        novel = self._novel(X)
         reasons = np.array(
             ["accepted", "low_confidence", "novel", "novel_and_low_confidence"],
             dtype=object,
@@ -805,7 +811,7 @@ class SelectiveClassifier(
         index, confidence = self._decide(X)
         if self.reject_label is None:
             return self.classes_[index]
-        accepted = self._accepted(index, confidence) & ~self.predict_novel(X)
+        accepted = self._accepted(index, confidence) & ~self._novel(X)
         return labels_or_reject(self.classes_, index, accepted, self.reject_label)
 
     def score(self, X, y, sample_weight=None):

@@ -57,6 +57,7 @@ ARRAY_KINDS = {
     "confidences": ("scores_mapping", "source"),
     "systems": ("systems", "source"),
     "posterior": ("proba", "source"),
+    "y_ood": ("indicator", "source"),
 }
 # Arguments that take a model, data matrices or a callable: functions with any of
 # these are covered by the estimator tests, not by this sweep.
@@ -120,6 +121,8 @@ def _make(kind, n, rng):
         return np.arange(n) % K
     if kind == "score":
         return np.round(rng.uniform(size=n), 1)
+    if kind == "indicator":  # 1 for out-of-distribution samples, both present
+        return (np.arange(n) % 3 == 0).astype(int)
     if kind in ("weight",):
         return rng.uniform(0.5, 2.0, size=n)
     if kind == "loss":
