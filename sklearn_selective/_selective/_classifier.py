@@ -740,7 +740,8 @@ class SelectiveClassifier(
         -------
         accepted : ndarray of shape (n_samples,), dtype=bool
             ``confidence_score(X) >= threshold_`` (per predicted class with
-            ``threshold_per_class=True``).
+            ``threshold_per_class=True``) and, with a ``novelty_detector``,
+            not :meth:`predict_novel`.
         """
         return self._accepted(*self._decide(X)) & ~self._novel(X)
 
