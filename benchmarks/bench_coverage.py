@@ -155,6 +155,28 @@ def _bootstrap(name, confidence, losses, repeat, **options):
         )
 
 
+def _coverage(name, truth, n, methods, repeats, n_resamples):
+    """``(covered, widths, chosen)``: per method, whether each data set's
+    interval covers ``truth`` and its width, and what ``auto`` chose (the data
+    sets of the seed ``n``, the same for every method)."""
+    rng = np.random.default_rng(n)
+    covered = {method: [] for method in methods}
+    widths = {method: [] for method in methods}
+    chosen = None
+    for repeat in range(repeats):
+        confidence, losses = _losses(rng, n)
+        for method in methods:
+            result = _bootstrap(
+                name, confidence, losses, repeat, n_resamples=n_resamples, method=method
+            )
+            low, high = result.confidence_interval
+            covered[method].append(low <= truth <= high)
+            widths[method].append(high - low)
+            if method == "auto":
+                chosen = result.method
+    return covered, widths, chosen
+
+
 def bench_bootstrap(repeats, sizes, n_resamples):
     """Each method's coverage; ``auto`` (the default) is the double bootstrap up
     to ``DOUBLE_MAX_SAMPLES`` and the percentile interval above, so the sizes
@@ -168,25 +190,9 @@ def bench_bootstrap(repeats, sizes, n_resamples):
     for name in _BOOTSTRAP_METRICS:
         truth = _population_value(name)
         for n in sizes:
-            rng = np.random.default_rng(n)
-            covered = {method: [] for method in methods}
-            widths = {method: [] for method in methods}
-            for repeat in range(repeats):
-                confidence, losses = _losses(rng, n)
-                for method in methods:
-                    result = _bootstrap(
-                        name,
-                        confidence,
-                        losses,
-                        repeat,
-                        n_resamples=n_resamples,
-                        method=method,
-                    )
-                    low, high = result.confidence_interval
-                    covered[method].append(low <= truth <= high)
-                    widths[method].append(high - low)
-                    if method == "auto":
-                        chosen = result.method
+            covered, widths, chosen = _coverage(
+                name, truth, n, methods, repeats, n_resamples
+            )
             cells = "  ".join(f"{_rate(covered[m]):>14}" for m in methods)
             ratio = np.nanmean(widths["auto"]) / np.nanmean(widths["percentile"])
             print(f"{name:>28} {n:>6} {chosen:>10}  {cells}  {ratio:>6.2f}")
@@ -200,21 +206,7 @@ def bench_working_point_switch(repeats, n_resamples, sizes=(75, 100)):
     print(f"\n{name}: the default's switch (95 % nominal)")
     print(f"{'n':>6}  " + "  ".join(f"{m:>14}" for m in methods))
     for n in sizes:
-        rng = np.random.default_rng(n)
-        covered = {method: [] for method in methods}
-        for repeat in range(repeats):
-            confidence, losses = _losses(rng, n)
-            for method in methods:
-                result = _bootstrap(
-                    name,
-                    confidence,
-                    losses,
-                    repeat,
-                    n_resamples=n_resamples,
-                    method=method,
-                )
-                low, high = result.confidence_interval
-                covered[method].append(low <= truth <= high)
+        covered, _, _ = _coverage(name, truth, n, methods, repeats, n_resamples)
         print(f"{n:>6}  " + "  ".join(f"{_rate(covered[m]):>14}" for m in methods))
 
 

@@ -112,3 +112,15 @@ def test_scod_loss_counts_every_accepted_ood_sample_as_a_failure():
         None, None, confidence, loss=scod_loss, coverage=0.5
     )
     assert risk == pytest.approx(1 / 3)
+
+
+def test_the_users_containers():
+    pd = pytest.importorskip("pandas")
+    y_ood = pd.Series([0.0, 1.0, 0.0, 1.0])  # pandas' floats
+    confidence = np.array([0.9, 0.1, 0.5, 0.5], dtype=np.float16)
+    assert ood_auroc(y_ood, confidence) == 0.875
+    assert fpr_at_tpr([False, True, False, True], confidence) == 0.5
+    with pytest.raises(ValueError, match="got values \\['0', '1'\\]"):
+        ood_auroc(["0", "1", "0"], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="nan"):
+        ood_auroc([0, np.nan, 1], [0.1, 0.2, 0.3])

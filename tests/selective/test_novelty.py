@@ -158,3 +158,22 @@ def test_noisy_digits_confidently_wrong_are_rejected_as_novel():
     accepted = msp_only.predict_accept(noisy)
     assert accepted.mean() > 0.7 and right[accepted].mean() < 0.4
     assert aware.predict_accept(noisy).mean() < 0.05
+
+
+def test_a_pandas_frame_and_string_labels(data):
+    pd = pytest.importorskip("pandas")
+    X, y, X_new, _ = data
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    new = pd.DataFrame(X_new, columns=frame.columns)
+    clf = SelectiveClassifier(
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        novelty_detector=IsolationForest(random_state=0),
+        novelty_rate=0.1,
+        reject_label="review",
+        random_state=0,
+    ).fit(frame, np.where(y == 1, "yes", "no"))
+    predicted = clf.predict(new)
+    accepted = clf.predict_accept(new)
+    assert (predicted[~accepted] == "review").all()
+    assert set(predicted[accepted]) <= {"yes", "no"}
+    assert clf.predict_novel(new).any() and not clf.predict_novel(new).all()
