@@ -262,8 +262,14 @@ def _check_has_predictions(path, table, options, names, csv_file):
 _FORMATS = ("table", "json", "csv")
 
 
-def _usable_csfs():
-    return get_confidence_function_names()
+def usable_csfs():
+    """The CSFs a prediction file can feed: all but the feature-space ones,
+    which read the model's inputs."""
+    return [
+        name
+        for name in get_confidence_function_names()
+        if model_output_of(name) != "features"
+    ]
 
 
 def _nonnegative_int(text):
@@ -323,7 +329,7 @@ def add_arguments(parser):
         default=None,
         metavar="NAME",
         help="confidence score function applied to the probabilities or logits "
-        f"in the file, one of {', '.join(_usable_csfs())} (default: msp; "
+        f"in the file, one of {', '.join(usable_csfs())} (default: msp; "
         "max_logit, energy and logit_pnorm read logits, the others read "
         "probabilities, the softmax of logits if the file holds logits)",
     )
@@ -520,9 +526,19 @@ def _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold):
 def _evaluate(options, out, log):
     options.csf_given = options.csf is not None
     options.csf = "msp" if options.csf is None else options.csf
+    if (
+        options.csf in get_confidence_function_names()
+        and model_output_of(options.csf) == "features"
+    ):
+        raise InputError(
+            f"--csf {options.csf}: reads the model's inputs and training data, "
+            "which a prediction file does not hold. Compute it in Python "
+            "(sklearn_selective.confidence.fit_feature_confidence) and pass the "
+            "values with --confidence-column"
+        )
     if options.csf not in get_confidence_function_names():
         raise InputError(
-            f"--csf {options.csf!r}: unknown; use one of {', '.join(_usable_csfs())}"
+            f"--csf {options.csf!r}: unknown; use one of {', '.join(usable_csfs())}"
         )
     metrics = default_metrics(options.loss) if options.metrics is None else None
     try:

@@ -29,7 +29,9 @@ from .._utils._validation import (
     _check_scaled_sample_weight,
     check_labels_match_classes,
 )
-from ..confidence import predict_with_confidence
+from ..confidence import FeatureConfidence, predict_with_confidence
+from ..confidence._feature_space import fit_for_deployment, held_out_inference
+from ..confidence._model_output import classifier_inputs
 from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
 from ._cost import CALIBRATORS, check_costs, cost_decision, fit_cost_rule
@@ -40,7 +42,7 @@ from ._decisions import (
     labels_or_reject,
     msp_decision,
 )
-from ._novelty import classifier_inputs, fit_novelty, is_novel
+from ._novelty import fit_novelty, is_novel
 from ._policy_params import PolicyParamsMixin
 
 
@@ -152,7 +154,12 @@ class SelectiveClassifier(
         Confidence score function, a name from
         :func:`~sklearn_selective.confidence.get_confidence_function_names` or a
         callable (see :mod:`sklearn_selective.confidence`). Higher = more
-        confident. Not used with ``cost_matrix``.
+        confident. Not used with ``cost_matrix``. The feature-space CSFs
+        ``"mahalanobis"`` and ``"knn_distance"`` are fitted on the inputs the
+        final classifier is trained on (each training fold's, then the
+        deployed model's; they ignore ``sample_weight``); with a
+        ``FrozenEstimator``, pass
+        :func:`~sklearn_selective.confidence.fit_feature_confidence` instead.
 
     csf_params : dict, default=None
         Keyword arguments of the CSF, e.g. ``{"temperature": 2.0}`` for
@@ -314,6 +321,10 @@ class SelectiveClassifier(
 
     cost_ : float or None
         Mean validation cost of the cost rule (None without ``cost_matrix``).
+
+    csf_ : str, callable or FeatureConfidence
+        The CSF of the deployed model: ``csf``, or for ``"mahalanobis"`` and
+        ``"knn_distance"`` the score fitted on its training inputs.
 
     novelty_detector_ : estimator or None
         The fitted novelty detector (None without ``novelty_detector``).
@@ -545,14 +556,11 @@ class SelectiveClassifier(
             routed,
             partial(_predict_proba_and_msp, classes=self._fold_classes(y))
             if policy == "cost_rule"
-            else partial(
-                predict_with_confidence,
-                csf=self.csf,
-                csf_params=self.csf_params or {},
-            ),
+            else held_out_inference(self.csf, self.csf_params),
             before_fit=check_guarantee,
         )
         self.estimator_ = held_out.estimator
+        self.csf_ = getattr(held_out.inference, "csf", self.csf)
         self.classes_ = self.estimator_.classes_
         check_labels_match_classes(y, self.classes_)
         check_reject_label(self.reject_label, self.classes_)
@@ -586,6 +594,11 @@ class SelectiveClassifier(
     def _fit_accept_all(self, X, y, routed):
         """``target_coverage=1``: accept every sample; no validation data needed."""
         self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+        self.csf_ = self.csf
+        if self.cost_matrix is None:
+            self.csf_ = fit_for_deployment(
+                self.csf, self.estimator_, X, y, self.csf_params
+            )
         self.classes_ = self.estimator_.classes_
         check_reject_label(self.reject_label, self.classes_)
         threshold = -math.inf
@@ -684,7 +697,13 @@ class SelectiveClassifier(
         check_is_fitted(self, "threshold_")
         if self.cost_matrix is not None:
             return self, _CostMargin(self._costs), None
-        return self.estimator_, self.csf, self.csf_params or {}
+        return self.estimator_, self.csf_, self._csf_params()
+
+    def _csf_params(self):
+        """A fitted feature-space CSF holds its parameters."""
+        if isinstance(self.csf_, FeatureConfidence):
+            return {}
+        return self.csf_params or {}
 
     def _decide(self, X):
         """Class index of each prediction and its confidence (one inference)."""
@@ -694,10 +713,10 @@ class SelectiveClassifier(
             if self.calibrator_ is not None:
                 proba = self.calibrator_.transform(proba)
             return cost_decision(np.asarray(proba, np.float64), *self._costs)
-        if self.csf == "msp" and not self.csf_params:
+        if self.csf_ == "msp" and not self.csf_params:
             return msp_decision(self.estimator_.predict_proba(X))
         y_pred, confidence = predict_with_confidence(
-            self.estimator_, X, self.csf, self.csf_params or {}
+            self.estimator_, X, self.csf_, self._csf_params()
         )
         return class_index(self.classes_, y_pred), confidence
 

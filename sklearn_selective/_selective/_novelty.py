@@ -13,23 +13,12 @@ normal; a sample is novel iff its score is below the threshold.
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import ShuffleSplit
-from sklearn.pipeline import Pipeline
 
 from .._utils._sklearn import safe_indexing
 
 # Share of fit's inputs held out to set the detector's threshold.
 HELD_OUT = 0.2
-
-
-def classifier_inputs(estimator, X):
-    """``X`` as the final classifier of ``estimator`` sees it: through the
-    transformers of a (frozen) Pipeline, unchanged otherwise."""
-    inner = estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
-    if isinstance(inner, Pipeline) and len(inner.steps) > 1:
-        return inner[:-1].transform(X)
-    return X
 
 
 def fit_novelty(detector, features, novelty_rate, random_state):

@@ -7,7 +7,6 @@ collect its held-out source scores exactly as
 :class:`~sklearn_selective.SelectiveClassifier` does, estimate on targets.
 """
 
-from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -21,6 +20,7 @@ from .._utils._held_out import HeldOutScoresMixin
 from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
 from .._utils._validation import _check_sample_weight
 from ..confidence import predict_with_confidence
+from ..confidence._feature_space import held_out_inference
 from ._functions import _doc_estimate, _fit_doc_regression
 
 _REGRESSION_ATTRIBUTES = (
@@ -86,10 +86,12 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
             X,
             y,
             routed,
-            partial(predict_with_confidence, csf=csf, csf_params=csf_params),
+            held_out_inference(csf, csf_params),
             estimator=self._base_estimator(),
         )
         self.estimator_ = held_out.estimator
+        # A feature-space CSF by name is fitted on the deployed model's inputs.
+        self._deployed_csf = (held_out.inference.csf, held_out.inference.csf_params)
         self.classes_ = self.estimator_.classes_
         correct = (held_out.y_pred == y[held_out.indices]).astype(np.float64)
         weights = None if sample_weight is None else sample_weight[held_out.indices]
@@ -139,7 +141,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
 
     def _target_scores(self, X, sample_weight):
         check_is_fitted(self, self._fitted_attribute)
-        csf, csf_params = self._csf()
+        csf, csf_params = self._deployed_csf
         _, confidence = predict_with_confidence(self.estimator_, X, csf, csf_params)
         return confidence, _check_sample_weight(
             sample_weight, confidence.shape[0], reference="X"

@@ -27,11 +27,22 @@ from sklearn.utils.validation import check_is_fitted
 from ._sklearn import VisualBlock, check_method_params, routing_enabled, safe_indexing
 
 
+def _bind(predict, estimator, X_train, y_train):
+    """The inference of a model trained on ``(X_train, y_train)``: ``predict``,
+    or ``predict.fit(...)`` for one that learns from the training inputs (a
+    feature-space CSF)."""
+    if hasattr(predict, "fit"):
+        return predict.fit(estimator, X_train, y_train)
+    return predict
+
+
 def _fit_and_predict(estimator, X, y, train, test, fit_params, predict):
-    """Fit on ``train``; ``predict(estimator, X_test)`` on ``test`` (one inference)."""
+    """Fit on ``train``; the fold's inference on ``test`` (one inference)."""
     fit_params = check_method_params(X, params=fit_params, indices=train)
-    estimator.fit(safe_indexing(X, train), safe_indexing(y, train), **fit_params)
-    return estimator, predict(estimator, safe_indexing(X, test))
+    X_train, y_train = safe_indexing(X, train), safe_indexing(y, train)
+    estimator.fit(X_train, y_train, **fit_params)
+    inference = _bind(predict, estimator, X_train, y_train)
+    return estimator, inference(estimator, safe_indexing(X, test)), inference
 
 
 class HeldOutScoresMixin:
@@ -91,7 +102,9 @@ class HeldOutScoresMixin:
         :func:`~sklearn_selective.confidence.predict_with_confidence`); it returns a
         tuple of per-sample arrays starting with ``y_pred, confidence`` (all kept,
         pooled over the folds, in ``outputs``). ``fold_sizes`` counts each fold's
-        samples.
+        samples. A ``predict`` with a ``fit(estimator, X_train, y_train)`` method
+        learns from each model's training inputs and returns that model's
+        inference; ``inference`` is the deployed model's.
         """
         if estimator is None:
             estimator = self.estimator
@@ -106,6 +119,7 @@ class HeldOutScoresMixin:
                 confidence=outputs[1],
                 outputs=outputs,
                 fold_sizes=np.array([y.shape[0]]),
+                inference=predict,
             )
         splits = list(self._splitter(y).split(X, y, **routed.splitter.split))
         if before_fit is not None:
@@ -129,8 +143,9 @@ class HeldOutScoresMixin:
         )
         if self.refit:
             estimator = clone(estimator).fit(X, y, **routed.estimator.fit)
+            inference = _bind(predict, estimator, X, y)
         else:
-            estimator = folds[0][0]
+            estimator, _, inference = folds[0]
         outputs = tuple(
             np.concatenate([fold[1][i] for fold in folds])
             for i in range(len(folds[0][1]))
@@ -142,6 +157,7 @@ class HeldOutScoresMixin:
             confidence=outputs[1],
             outputs=outputs,
             fold_sizes=np.array([len(test) for _, test in splits]),
+            inference=inference,
         )
 
     @property

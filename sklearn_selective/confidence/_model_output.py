@@ -35,6 +35,12 @@ def _final_step(estimator, X=None):
             return estimator, X
 
 
+def classifier_inputs(estimator, X):
+    """``X`` as the final classifier of ``estimator`` sees it: through the
+    transformers of a (frozen) Pipeline, unchanged otherwise."""
+    return _final_step(estimator, X)[1]
+
+
 def _supports_ensemble(estimator):
     final, _ = _final_step(estimator)
     if isinstance(final, VotingClassifier):
@@ -63,7 +69,10 @@ def check_csf_supported(estimator, csf):
     Works before fitting, so that a meta-estimator fails fast in ``fit``.
     """
     output = model_output_of(csf)
-    if output == "ensemble_proba":
+    if output == "features":
+        supported = hasattr(estimator, "predict")
+        needed = "a predict method"
+    elif output == "ensemble_proba":
         supported = _supports_ensemble(estimator)
         needed = (
             "an ensemble whose members have predict_proba (RandomForestClassifier, "
@@ -127,6 +136,9 @@ def _ensemble_proba(estimator, X):
 
 def _model_output(estimator, X, output):
     """The model output and the predictions derived from it (one inference)."""
+    if output == "features":  # the final step's inputs (transformed once)
+        final, features = _final_step(estimator, X)
+        return features, np.asarray(final.predict(features))
     if output == "ensemble_proba":
         proba, classes = _ensemble_proba(estimator, X)
         return proba, classes[proba.mean(axis=0).argmax(axis=1)]
@@ -204,6 +216,7 @@ def predict_with_confidence(estimator, X, csf=None, csf_params=None):
         csf = _default_csf(estimator)
     check_csf_supported(estimator, csf)
     function = get_confidence_function(csf)
+    _check_fitted_feature_csf(csf, csf_params)
     values, y_pred = _model_output(estimator, X, model_output_of(csf))
     confidence = np.asarray(function(values, **(csf_params or {})), dtype=np.float64)
     _check_confidence_output(csf, confidence, len(y_pred))
@@ -234,6 +247,22 @@ def predict_proba_with_confidence(estimator, X, csf=None, csf_params=None):
         _check_confidence_output(csf, confidence, proba.shape[0])
         return proba, confidence
     return proba, predict_with_confidence(estimator, X, csf, csf_params)[1]
+
+
+def _check_fitted_feature_csf(csf, csf_params):
+    """A feature-space CSF by name needs the training inputs a model does not keep."""
+    if (
+        isinstance(csf, str)
+        and model_output_of(csf) == "features"
+        and "training_features" not in (csf_params or {})
+    ):
+        raise ValueError(
+            f"csf={csf!r} measures the distance to the classifier's training inputs, "
+            "which a fitted model does not keep. Pass "
+            f"csf=fit_feature_confidence({csf!r}, model, X_train, y_train), or use "
+            f"csf={csf!r} in SelectiveClassifier or ATCEstimator with an unfitted "
+            "classifier (each training fold is used)."
+        )
 
 
 def _check_confidence_output(csf, confidence, n_samples):

@@ -31,6 +31,8 @@ SHARED_PRIVATE = {
     # Which model output a CSF reads, and whether a model can give it.
     "sklearn_selective.confidence._model_output",
     "sklearn_selective.confidence._registry",
+    # Feature-space CSFs fitted on each training fold of a meta-estimator.
+    "sklearn_selective.confidence._feature_space",
 }
 
 # Every public name and the path users import it from.

@@ -36,10 +36,10 @@ from sklearn_selective._cli._evaluate import (
     _level,
     _n_resamples,
     _seed,
+    usable_csfs,
 )
 from sklearn_selective._cli._main import _build_parser
 from sklearn_selective._cli._report import _NAMED as NAMED_METRICS
-from sklearn_selective.confidence import get_confidence_function_names
 
 
 # ----------------------------------------------------------------------------
@@ -185,8 +185,11 @@ def _metric_list(action):
 
 def _csf_name(action):
     option = _option(action)
-    names = get_confidence_function_names()
-    bad = [Value(repr(v), _given(option, v)) for v in ("nope", "", "MSP")]
+    names = usable_csfs()
+    bad = [
+        Value(repr(v), _given(option, v))
+        for v in ("nope", "", "MSP", "mahalanobis", "knn_distance")
+    ]
     for output, fixture in CSF_FIXTURES.items():  # a CSF on a file it cannot read
         name = next(n for n in names if model_output(n) == output)
         for other in {*CSF_FIXTURES.values(), "csv_conf"} - {fixture}:

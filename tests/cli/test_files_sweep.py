@@ -34,10 +34,8 @@ from _cli_sweep_data import (
 )
 from scipy.special import softmax
 
-from sklearn_selective.confidence import (
-    get_confidence_function,
-    get_confidence_function_names,
-)
+from sklearn_selective._cli._evaluate import usable_csfs
+from sklearn_selective.confidence import get_confidence_function
 from sklearn_selective.metrics import (
     augrc,
     aurc,
@@ -527,7 +525,7 @@ def test_file_with_the_brier_loss(fmt_name, corruption, tmp_path, capsys):
 
 CSF_CASES = [
     (csf, fixture)
-    for csf in get_confidence_function_names()
+    for csf in usable_csfs()
     for fixture in {
         "predict_proba": ("csv_proba", "csv_logits", "npz_ensemble"),
         "decision_function": ("csv_logits", "npz_logits"),

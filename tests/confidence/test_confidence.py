@@ -183,6 +183,7 @@ def test_every_registered_function_is_exported_and_tested():
     assert names <= set(csf_module.__all__)
     tested = set(PROBA_REFERENCES) | {"max_logit", "logit_pnorm", "energy"}
     tested |= set(_ensemble_references([[1.0]]))
+    tested |= {"mahalanobis", "knn_distance"}  # test_feature_space.py
     assert names == tested
 
 

@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import OneClassSVM
 
 from sklearn_selective import SelectiveClassifier
-from sklearn_selective._selective._novelty import classifier_inputs
+from sklearn_selective.confidence._model_output import classifier_inputs
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,481 @@
+"""Feature-space confidence: how far an input lies from the training inputs.
+
+Probability- and logit-based CSFs read what a classifier *says*; the two CSFs
+here read what it *sees*, the inputs of its final step (after a Pipeline's
+transformers), and compare them with the inputs it was trained on. Far from
+its training data a model can be confidently wrong; the distance says so.
+
+Both need the training inputs, which a fitted scikit-learn model does not
+keep. Each is therefore two things with one implementation: a function of the
+features and the training data (the definition, for arrays) and
+:class:`FeatureConfidence`, the same score fitted once on a model's training
+inputs, which the estimators fit on each training fold and a user fits with
+:func:`fit_feature_confidence` for a model trained elsewhere.
+"""
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.covariance import EmpiricalCovariance
+from sklearn.frozen import FrozenEstimator
+from sklearn.neighbors import NearestNeighbors
+from sklearn.preprocessing import normalize as l2_normalize
+
+from .._utils._sklearn import HasMethods, Interval, num_samples, validate_params
+from ._model_output import classifier_inputs, predict_with_confidence
+from ._registry import _register, model_output_of
+
+FEATURES = "features"
+
+
+def _dense(features, name):
+    if sp.issparse(features):
+        features = features.toarray()
+    features = np.asarray(features, dtype=np.float64)
+    if features.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-d (n_samples, n_features); got shape {features.shape}."
+        )
+    if not np.isfinite(features).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return features
+
+
+def _check_n_features(features, n_features, name):
+    if features.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {features.shape[1]} features, but the training inputs "
+            f"had {n_features}; pass the inputs the classifier's final step sees."
+        )
+
+
+# ----------------------------------------------------------------------------
+# The scores, fitted
+# ----------------------------------------------------------------------------
+class _Mahalanobis:
+    """Minus the smallest squared Mahalanobis distance to a class mean.
+
+    The covariance is shared by the classes and estimated around each
+    sample's class mean (Lee et al. 2018, Eq. 1); its inverse is the
+    pseudo-inverse of :class:`~sklearn.covariance.EmpiricalCovariance`, so
+    directions without training variance are ignored. Distances are computed
+    in the whitened space ``x W`` with ``W W^T`` the precision: ``O(n k d)``
+    after one ``O(n d^2)`` product.
+    """
+
+    def fit(self, features, labels):
+        features = _dense(features, "training_features")
+        labels = np.asarray(labels)
+        if labels.shape != (features.shape[0],):
+            raise ValueError(
+                f"training_labels has shape {labels.shape}; pass one label per "
+                f"training sample ({features.shape[0]})."
+            )
+        _, index = np.unique(labels, return_inverse=True)
+        counts = np.bincount(index)
+        sums = np.zeros((counts.size, features.shape[1]))
+        np.add.at(sums, index, features)
+        means = sums / counts[:, None]
+        centred = features - means[index]
+        with warnings.catch_warnings():  # one sample: a zero covariance, said
+            warnings.filterwarnings("ignore", "Only one sample", UserWarning)
+            covariance = EmpiricalCovariance(assume_centered=True).fit(centred)
+        precision = covariance.get_precision()
+        eigenvalues, eigenvectors = np.linalg.eigh(precision)
+        self.whitening_ = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
+        self.whitened_means_ = means @ self.whitening_
+        self.n_features_ = features.shape[1]
+        return self
+
+    def __call__(self, features):
+        features = _dense(features, "features")
+        _check_n_features(features, self.n_features_, "features")
+        whitened = features @ self.whitening_
+        distance = np.full(features.shape[0], np.inf)
+        for mean in self.whitened_means_:  # a loop over classes, not samples
+            np.minimum(distance, ((whitened - mean) ** 2).sum(axis=1), out=distance)
+        return -distance
+
+
+class _KNNDistance:
+    """Minus the distance to the k-th nearest training input (Sun et al. 2022).
+
+    With ``normalize`` (the paper's choice), inputs are scaled to unit L2
+    norm first. The neighbours come from scikit-learn's
+    :class:`~sklearn.neighbors.NearestNeighbors` (a tree or brute force in
+    blocks; never an ``n x n`` matrix).
+    """
+
+    def __init__(self, n_neighbors=50, normalize=True):
+        self.n_neighbors = n_neighbors
+        self.normalize = normalize
+
+    def _prepare(self, features, name):
+        features = _dense(features, name)
+        return l2_normalize(features) if self.normalize else features
+
+    def fit(self, features, labels=None):
+        features = self._prepare(features, "training_features")
+        if self.n_neighbors > features.shape[0]:
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} exceeds the {features.shape[0]} "
+                "training inputs; pass csf_params={'n_neighbors': k} with k at most "
+                "the number of training samples (Sun et al. use k = 50 for 50,000)."
+            )
+        self.neighbors_ = NearestNeighbors(n_neighbors=self.n_neighbors).fit(features)
+        self.n_features_ = features.shape[1]
+        return self
+
+    def __call__(self, features):
+        features = self._prepare(features, "features")
+        _check_n_features(features, self.n_features_, "features")
+        distance, _ = self.neighbors_.kneighbors(features)
+        return -distance[:, -1]
+
+
+# ----------------------------------------------------------------------------
+# The definitions, as functions of arrays
+# ----------------------------------------------------------------------------
+@_register(FEATURES)
+@validate_params(
+    {
+        "features": ["array-like", "sparse matrix"],
+        "training_features": ["array-like", "sparse matrix"],
+        "training_labels": ["array-like"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def mahalanobis(features, *, training_features, training_labels):
+    r"""Mahalanobis confidence: minus the distance to the nearest class Gaussian.
+
+    With class means :math:`\mu_c` and the covariance :math:`\Sigma` shared by
+    the classes, both estimated on the training inputs,
+
+    .. math::
+        M(x) = -\min_c\,(x - \mu_c)^\top \Sigma^{+} (x - \mu_c),
+
+    where :math:`\Sigma = \frac{1}{N}\sum_c \sum_{i: y_i = c}
+    (x_i - \mu_c)(x_i - \mu_c)^\top` and :math:`\Sigma^{+}` is its
+    pseudo-inverse: directions without training variance are ignored (a
+    single training sample gives 0 everywhere).
+
+    As ``csf="mahalanobis"`` of :class:`~sklearn_selective.SelectiveClassifier`
+    or :class:`~sklearn_selective.ATCEstimator` with an unfitted classifier,
+    the features are what the final classifier sees and the training inputs
+    are each fold's; for a fitted model, use :func:`fit_feature_confidence`.
+
+    Parameters
+    ----------
+    features : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Inputs to score, as the classifier's final step sees them.
+
+    training_features : {array-like, sparse matrix} of shape \
+(n_train, n_features)
+        The inputs the classifier was trained on (same space).
+
+    training_labels : array-like of shape (n_train,)
+        Their labels; one Gaussian per label present.
+
+    Returns
+    -------
+    confidence : ndarray of shape (n_samples,)
+        Minus the squared Mahalanobis distance; higher means more confident
+        (closer to the training data). At most 0.
+
+    See Also
+    --------
+    knn_distance : Distance to the k-th nearest training input.
+    fit_feature_confidence : The same score fitted once, for a fitted model.
+
+    References
+    ----------
+    .. [1] K. Lee, K. Lee, H. Lee, J. Shin. *A Simple Unified Framework for
+       Detecting Out-of-Distribution Samples and Adversarial Attacks.*
+       NeurIPS 2018, Eq. 1-2.
+
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import mahalanobis
+    >>> train = [[0.0, 0.0], [2.0, 0.0], [10.0, 0.0], [12.0, 0.0], [1.0, 1.0]]
+    >>> labels = [0, 0, 1, 1, 0]
+    >>> mahalanobis([[1.0, 0.0], [50.0, 0.0]], training_features=train,
+    ...             training_labels=labels).round(2).tolist()
+    [-0.83, -1901.25]
+    """
+    scorer = _Mahalanobis().fit(training_features, training_labels)
+    return scorer(features)
+
+
+@_register(FEATURES)
+@validate_params(
+    {
+        "features": ["array-like", "sparse matrix"],
+        "training_features": ["array-like", "sparse matrix"],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "normalize": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def knn_distance(features, *, training_features, n_neighbors=50, normalize=True):
+    r"""k-NN confidence: minus the distance to the k-th nearest training input.
+
+    .. math::
+        S(x) = -\lVert z(x) - z_{(k)}(x) \rVert_2,
+
+    where :math:`z` is the input scaled to unit L2 norm (``normalize=True``,
+    the paper's choice; the raw input otherwise) and :math:`z_{(k)}(x)` its
+    k-th nearest neighbour among the training inputs, found by
+    :class:`~sklearn.neighbors.NearestNeighbors`.
+
+    As ``csf="knn_distance"`` of :class:`~sklearn_selective.SelectiveClassifier`
+    or :class:`~sklearn_selective.ATCEstimator` with an unfitted classifier,
+    the features are what the final classifier sees and the training inputs
+    are each fold's; for a fitted model, use :func:`fit_feature_confidence`.
+
+    Parameters
+    ----------
+    features : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Inputs to score, as the classifier's final step sees them.
+
+    training_features : {array-like, sparse matrix} of shape \
+(n_train, n_features)
+        The inputs the classifier was trained on (same space).
+
+    n_neighbors : int, default=50
+        k; at most ``n_train``. Sun et al. use 50 with 50,000 training images
+        (CIFAR-10).
+
+    normalize : bool, default=True
+        Scale every input to unit L2 norm first. Without it the score also
+        sees the input's magnitude (e.g. added noise raises a pixel vector's
+        norm), which the normalised score ignores.
+
+    Returns
+    -------
+    confidence : ndarray of shape (n_samples,)
+        Minus the distance; higher means more confident. At most 0.
+
+    See Also
+    --------
+    mahalanobis : Distance to the nearest class Gaussian.
+    fit_feature_confidence : The same score fitted once, for a fitted model.
+
+    References
+    ----------
+    .. [1] Y. Sun, Y. Ming, X. Zhu, Y. Li. *Out-of-Distribution Detection with
+       Deep Nearest Neighbors.* ICML 2022, Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn_selective.confidence import knn_distance
+    >>> train = [[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]]
+    >>> knn_distance([[0.0, 2.0], [-1.0, 0.0]], training_features=train,
+    ...              n_neighbors=2).round(3)
+    array([-0.765, -1.848])
+    """
+    scorer = _KNNDistance(n_neighbors, normalize).fit(training_features)
+    return scorer(features)
+
+
+_SCORERS = {"mahalanobis": _Mahalanobis, "knn_distance": _KNNDistance}
+
+
+# ----------------------------------------------------------------------------
+# Fitted once, on a model's training inputs
+# ----------------------------------------------------------------------------
+class FeatureConfidence:
+    """A feature-space CSF fitted on a classifier's training inputs.
+
+    Made by :func:`fit_feature_confidence` (or by an estimator given
+    ``csf="mahalanobis"`` or ``"knn_distance"``); pass it as ``csf=`` wherever
+    a CSF goes. Called on the features the classifier's final step sees, it
+    returns one confidence per sample.
+
+    Attributes
+    ----------
+    name : str
+        ``"mahalanobis"`` or ``"knn_distance"``.
+
+    params : dict
+        The CSF's parameters (``n_neighbors``, ``normalize`` for k-NN).
+
+    n_training_samples : int
+        Number of training inputs it was fitted on.
+
+    model_output : str
+        ``"features"``: it reads the inputs of the final step.
+    """
+
+    model_output = FEATURES
+
+    def __init__(self, name, params, scorer, n_training_samples):
+        self.name = name
+        self.params = params
+        self._scorer = scorer
+        self.n_training_samples = n_training_samples
+
+    @property
+    def __name__(self):
+        return self.name
+
+    def __call__(self, features):
+        return self._scorer(features)
+
+    def __repr__(self):
+        params = "".join(f", {key}={value!r}" for key, value in self.params.items())
+        return (
+            f"FeatureConfidence({self.name!r}{params}, "
+            f"n_training_samples={self.n_training_samples})"
+        )
+
+
+_PARAMETERS = {"mahalanobis": (), "knn_distance": ("n_neighbors", "normalize")}
+
+
+def fit_on_features(csf, features, y, csf_params=None):
+    """``FeatureConfidence`` of the CSF named ``csf`` fitted on ``features``."""
+    params = dict(csf_params or {})
+    unknown = sorted(set(params) - set(_PARAMETERS[csf]))
+    if unknown:
+        takes = " and ".join(_PARAMETERS[csf]) or "no parameters"
+        raise ValueError(
+            f"csf_params {unknown} are not parameters of {csf!r}; it takes {takes}."
+        )
+    k = params.get("n_neighbors", 1)
+    if not isinstance(k, Integral) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"csf_params n_neighbors must be an int >= 1; got {k!r}.")
+    scorer = _SCORERS[csf](**params).fit(features, y)
+    return FeatureConfidence(csf, params, scorer, num_samples(features))
+
+
+def is_feature_csf(csf):
+    """Whether ``csf`` (a name or callable) reads the final step's inputs."""
+    return model_output_of(csf) == FEATURES
+
+
+def needs_training_inputs(csf):
+    """Whether ``csf`` is a feature-space CSF that still has to be fitted."""
+    return isinstance(csf, str) and is_feature_csf(csf)
+
+
+@validate_params(
+    {
+        "csf": [str],
+        "estimator": [HasMethods(["predict"])],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", None],
+        "csf_params": [dict, None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def fit_feature_confidence(csf, estimator, X, y=None, csf_params=None):
+    """Fit a feature-space CSF on the inputs a fitted classifier was trained on.
+
+    For a model trained elsewhere (a ``FrozenEstimator`` in
+    :class:`~sklearn_selective.SelectiveClassifier` or
+    :class:`~sklearn_selective.ATCEstimator`, any fitted classifier in
+    :class:`~sklearn_selective.PerformanceMonitor`): the result goes in
+    ``csf=``. ``X`` passes through a Pipeline's transformers first, so the
+    score reads what the final classifier sees.
+
+    Parameters
+    ----------
+    csf : {"mahalanobis", "knn_distance"}
+        The feature-space CSF.
+
+    estimator : fitted classifier
+        The classifier (or Pipeline, or ``FrozenEstimator``) trained on ``X``.
+
+    X : {array-like, sparse matrix} of shape (n_train, n_features)
+        Its training inputs (raw: a Pipeline transforms them).
+
+    y : array-like of shape (n_train,), default=None
+        Its training labels; needed by ``"mahalanobis"``.
+
+    csf_params : dict, default=None
+        ``{"n_neighbors": k, "normalize": bool}`` for ``"knn_distance"``.
+
+    Returns
+    -------
+    csf : FeatureConfidence
+        The fitted score, to pass as ``csf=``.
+
+    See Also
+    --------
+    mahalanobis, knn_distance : The definitions.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_selective.confidence import (
+    ...     fit_feature_confidence, predict_with_confidence)
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = LogisticRegression(max_iter=1000).fit(X, y)
+    >>> csf = fit_feature_confidence("mahalanobis", model, X, y)
+    >>> csf
+    FeatureConfidence('mahalanobis', n_training_samples=150)
+    >>> _, confidence = predict_with_confidence(model, [[5.0, 3.4, 1.5, 0.2],
+    ...                                                 [9.0, 1.0, 9.0, 0.1]], csf)
+    >>> confidence.round(1).tolist()  # a typical flower, an impossible one
+    [-0.1, -321.3]
+    """
+    if not is_feature_csf(csf):
+        raise ValueError(
+            f"csf={csf!r} is not a feature-space CSF; use 'mahalanobis' or "
+            "'knn_distance' (other CSFs need no fitting)."
+        )
+    if csf == "mahalanobis" and y is None:
+        raise ValueError("csf='mahalanobis' needs y, the training labels.")
+    return fit_on_features(csf, classifier_inputs(estimator, X), y, csf_params)
+
+
+# ----------------------------------------------------------------------------
+# The held-out inference of the estimators
+# ----------------------------------------------------------------------------
+class _Inference:
+    """``predict_with_confidence`` with a fixed CSF, which it exposes as ``csf``."""
+
+    def __init__(self, csf, csf_params=None):
+        self.csf, self.csf_params = csf, csf_params or {}
+
+    def __call__(self, estimator, X):
+        return predict_with_confidence(estimator, X, self.csf, self.csf_params)
+
+
+class _TrainingFoldInference:
+    """The inference of a feature-space CSF named by a string: ``fit`` fits it
+    on a model's training inputs and returns that model's inference."""
+
+    def __init__(self, csf, csf_params=None):
+        self.csf, self.csf_params = csf, csf_params
+
+    def fit(self, estimator, X, y):
+        if isinstance(estimator, FrozenEstimator):  # X is not its training data
+            self(estimator.estimator, X)
+        features = classifier_inputs(estimator, X)
+        return _Inference(fit_on_features(self.csf, features, y, self.csf_params))
+
+    def __call__(self, estimator, X):  # a model trained elsewhere
+        raise ValueError(
+            f"csf={self.csf!r} measures the distance to the classifier's training "
+            f"inputs, which a {type(estimator).__name__} does not keep. Pass "
+            f"csf=fit_feature_confidence({self.csf!r}, model, X_train, y_train) "
+            "with the model's training data, or an unfitted classifier."
+        )
+
+
+def held_out_inference(csf, csf_params=None):
+    """The inference the held-out loop of an estimator runs for ``csf``."""
+    if needs_training_inputs(csf):
+        return _TrainingFoldInference(csf, csf_params)
+    return _Inference(csf, csf_params)
+
+
+def fit_for_deployment(csf, estimator, X, y, csf_params=None):
+    """``csf`` for a model trained on ``(X, y)``: fitted if it must be."""
+    if needs_training_inputs(csf):
+        return _TrainingFoldInference(csf, csf_params).fit(estimator, X, y).csf
+    return csf
