@@ -18,6 +18,7 @@ import numpy as np
 from .. import RiskCoverageDisplay
 from ..confidence import get_confidence_function_names
 from ..confidence._registry import model_output_of
+from . import _ood
 from ._files import InputError, read_csv, read_npz
 from ._predictions import (
     Predictions,
@@ -96,7 +97,12 @@ def _csv_scores(table, options):
     found = {}
     # The label, prediction and confidence columns are never scores, whatever
     # the prefix (e.g. --proba-prefix y).
-    named = {options.label_column, options.pred_column, options.confidence_column}
+    named = {
+        options.label_column,
+        options.pred_column,
+        options.confidence_column,
+        options.ood_column,
+    }
     for kind, option, prefix in (
         ("proba", "--proba-prefix", options.proba_prefix),
         ("logits", "--logit-prefix", options.logit_prefix),
@@ -209,6 +215,17 @@ def load_predictions(path, options):
     y_true = _column(table, label, f"; name the label {kind} with --label-column")
     if y_true.shape[0] == 0:
         raise InputError(f"{path}: {label!r} is empty; the file holds no samples")
+    is_ood = None
+    if options.ood_column is not None:
+        is_ood = _ood.read_indicator(table, options.ood_column, y_true.shape[0])
+        y_true = _ood.with_known_labels(y_true, is_ood, path)
+    return _load_scores(table, y_true, options, csv_file)._replace(is_ood=is_ood)
+
+
+def _load_scores(table, y_true, options, csv_file):
+    """Predictions from the scores in the file, or its predictions and
+    confidences."""
+    path, label = table.path, options.label_column
     found = (_csv_scores if csv_file else _npz_scores)(table, options)
     if found:
         scores = _choose(found, options, table)
@@ -411,6 +428,7 @@ def add_arguments(parser):
         help="CSV: the logit columns, one per class, each named by its label "
         "(default: the --logit-prefix columns)",
     )
+    _ood.add_arguments(parser)
 
 
 _PLOT_FORMATS = frozenset(
@@ -545,6 +563,7 @@ def _evaluate(options, out, log):
         specs = parse_metrics(metrics or options.metrics, options.loss)
     except ValueError as error:
         raise InputError(f"--metrics {options.metrics!r}: {error}") from None
+    _ood.check_options(options, specs)
     check_plot_path(options.plot)
     start = time.perf_counter()
     size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
@@ -566,6 +585,11 @@ def _evaluate(options, out, log):
             f"--loss {options.loss} needs probabilities or logits; the file holds "
             "a confidence per sample"
         )
+    loss, known = options.loss, slice(None)
+    is_ood = predictions.is_ood
+    if is_ood is not None:
+        loss = _ood.scod_loss(predictions.y_true, predictions.y_pred, is_ood)
+        known = ~is_ood
     rows = metric_rows(
         predictions.y_true,
         predictions.y_pred,
@@ -573,20 +597,26 @@ def _evaluate(options, out, log):
         specs,
         proba=predictions.proba,
         labels=predictions.labels,
-        loss=options.loss,
+        loss=loss,
         n_resamples=options.n_resamples,
         confidence_level=options.confidence_level,
         random_state=options.random_state,
     )
+    if is_ood is not None:
+        rows += _ood.ood_rows(is_ood, predictions.confidence)
     summary = {
         "file": str(options.file),
         "n_samples": int(n_samples),
-        "accuracy": float(np.mean(predictions.y_pred == predictions.y_true)),
+        "accuracy": float(
+            np.mean(predictions.y_pred[known] == predictions.y_true[known])
+        ),
         "csf": options.csf if predictions.proba is not None else None,
-        "loss": options.loss,
+        "loss": options.loss if is_ood is None else "scod",
         "n_resamples": options.n_resamples,
         "confidence_level": options.confidence_level,
     }
+    if is_ood is not None:
+        summary["n_ood"] = int(is_ood.sum())
     print(format_rows(rows, summary, options.format), file=out)
     if options.plot:
         probabilities = options.loss != "zero_one"
@@ -596,7 +626,7 @@ def _evaluate(options, out, log):
             predictions.confidence,
             options.plot,
             name=options.csf if predictions.proba is not None else "confidence",
-            loss=options.loss,
+            loss=options.loss if is_ood is None else loss,
             labels=predictions.labels if probabilities else None,
         )
         log(f"risk-coverage plot saved to {options.plot}")

@@ -29,6 +29,7 @@ class Predictions(NamedTuple):
     proba: np.ndarray | None
     labels: np.ndarray | None
     n_rescaled: int = 0
+    is_ood: np.ndarray | None = None  # --ood-column
 
 
 class Scores(NamedTuple):

@@ -165,7 +165,8 @@ def metric_rows(
                 f"{spec.name or spec.label} needs probabilities or logits; the file "
                 "holds a confidence per sample"
             )
-        predictions = proba if (spec.needs_proba or loss != "zero_one") else y_pred
+        probabilistic = isinstance(loss, str) and loss != "zero_one"
+        predictions = proba if (spec.needs_proba or probabilistic) else y_pred
         kwargs = dict(spec.kwargs)
         if not spec.needs_proba:
             kwargs["loss"] = loss
@@ -258,6 +259,12 @@ def _as_table(rows, summary):
         f"{summary['file']}: {summary['n_samples']} samples, accuracy "
         f"{summary['accuracy']:.4f}"
     )
+    if "n_ood" in summary:
+        head = (
+            f"{summary['file']}: {summary['n_samples']} samples, "
+            f"{summary['n_ood']} OOD; accuracy {summary['accuracy']:.4f} on the "
+            "in-distribution ones; an accepted OOD sample counts as a failure (SCOD)"
+        )
     return head + "\n" + format_table(rows, summary["confidence_level"])
 
 

@@ -239,6 +239,14 @@ def _column_names(action):
     return bad, good
 
 
+def _ood_column(action):
+    """--ood-column: a column the file lacks (the values are swept in
+    test_ood.py, whose fixtures have one)."""
+    option = _option(action)
+    bad = [Value(repr(v), _given(option, v)) for v in ("nope", "")]
+    return bad, []
+
+
 # Free-text options, by dest: what the text names.
 TEXT_KINDS = {
     "file": _input_file,
@@ -252,6 +260,7 @@ TEXT_KINDS = {
     "logit_prefix": _column_prefix,
     "proba_columns": _column_names,
     "logit_columns": _column_names,
+    "ood_column": _ood_column,
 }
 
 
