@@ -18,7 +18,9 @@ TINY = {
         "--bootstrap-resamples", "50",
     ],
     "bench_guarantees.py": ["--repeats", "2", "--sizes", "300"],
-    "bench_confidence.py": ["--n", "1e3", "--classes", "10"],
+    "bench_confidence.py": [
+        "--n", "1e3", "--classes", "10", "--feature-n", "200", "--feature-dims", "8",
+    ],
     "bench_metrics.py": ["--sizes", "1e3", "--repeat", "1", "--memory-sizes", "1e3"],
     "bench_metrics_new.py": ["--max-n", "1e3", "--repeat", "1"],
     "bench_monitor.py": ["--repeats", "1"],
