@@ -16,6 +16,7 @@ from sklearn.isotonic import isotonic_regression
 
 from ..metrics._core._group_stats import group_ties
 from ._functions import _atc_thresholds
+from ._label_shift import consistent_with_label_shift, em_prior
 
 
 class ModelOutputs(NamedTuple):
@@ -244,13 +245,108 @@ class _CalibratedAverageConfidence:
         )
 
 
+class _LabelShiftEM(_CalibratedAverageConfidence):
+    """Average confidence under the chunk's class prior, estimated by EM.
+
+    The posteriors are the reference's per-class isotonic calibration (as for
+    ``"cbpe"``); EM (Saerens et al. 2002) reweights them to the prior that
+    makes them consistent with the chunk; the proxy is the reweighted
+    probability of the predicted class, for the accuracy and, on the accepted
+    samples, the selective accuracy. The prior is re-estimated for every
+    weighting of the chunk (its bootstrap resamples too).
+    """
+
+    uses_chunk_weights = True
+
+    def __init__(self, reference, correct, counts, y_index):
+        self.columns = self._calibrators(reference.proba, y_index, counts)
+        k = reference.proba.shape[1]
+        counts = np.asarray(counts, dtype=np.float64)
+        hits = np.stack([counts[:, y_index == j].sum(axis=1) for j in range(k)], 1)
+        self.prior = hits / hits.sum(axis=1, keepdims=True)
+
+    def _calibrated(self, chunk, rows):
+        calibrated = np.stack(
+            [
+                column.predict(chunk.proba[:, j], rows)
+                for j, column in enumerate(self.columns)
+            ],
+            axis=-1,
+        )  # (rows, n, k)
+        total = calibrated.sum(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, calibrated / total, chunk.proba[None])
+
+    def chunk_prior(self, chunk):
+        """The chunk's class prior, by EM with the reference's fit."""
+        proba = self._calibrated(chunk, slice(0, 1))
+        prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
+        return prior[0]
+
+    def proxies(self, chunk, rows, weights=None):
+        proba = self._calibrated(chunk, rows)
+        if weights is None:
+            weights = np.ones(proba.shape[:2])
+        weights = np.broadcast_to(np.asarray(weights, np.float64), proba.shape[:2])
+        _, posterior = em_prior(proba, self.prior[rows], weights)
+        picked = np.take_along_axis(
+            posterior, chunk.pred_index[None, :, None], axis=-1
+        )[..., 0]
+        return picked, picked
+
+
 METHODS = {
     "atc": _ATC,
     "ac": _AverageConfidence,
     "doc": _DifferenceOfConfidences,
     "calibrated_ac": _TopLabelCalibratedConfidence,
     "cbpe": _CalibratedAverageConfidence,
+    "label_shift_em": _LabelShiftEM,
 }
+
+
+# "auto": the calibrated average confidence, or its label-shift adjustment.
+AUTO_METHODS = ("calibrated_ac", "label_shift_em")
+
+
+class FittedMethods:
+    """The fitted method of a monitor, or for ``"auto"`` the two it picks from.
+
+    ``bands`` is the method whose reference proxies give the bands;
+    :meth:`for_chunk` says which method estimates a chunk.
+    """
+
+    def __init__(self, name, reference, correct, counts, y_index):
+        self.name = name
+        names = AUTO_METHODS if name == "auto" else (name,)
+        self.fitted = {
+            method: METHODS[method](reference, correct, counts, y_index)
+            for method in names
+        }
+        self.bands = next(iter(self.fitted.values()))
+        self.label_shift = self.fitted.get("label_shift_em")
+
+    def for_chunk(self, chunk, drift_scores, calibration_labels, drifted):
+        """``(method, its name, the chunk's EM prior or NaN)``.
+
+        ``"auto"`` takes the label-shift adjusted estimate when the inputs
+        moved (``drifted``: the drift signal fired) and reweighting the
+        reference by the chunk's estimated prior makes the domain classifier's
+        held-out scores indistinguishable from the chunk's (a label shift
+        explains the move); the calibrated average confidence otherwise
+        (and without a domain classifier).
+        """
+        prior = np.nan
+        if self.label_shift is not None:
+            prior = self.label_shift.chunk_prior(chunk)
+        if self.name != "auto":
+            return self.bands, self.name, prior
+        name = "calibrated_ac"
+        if drifted and consistent_with_label_shift(
+            *drift_scores, prior / self.label_shift.prior[0], calibration_labels
+        ):
+            name = "label_shift_em"
+        return self.fitted[name], name, prior
 
 
 def estimates_for_rows(method, chunk, counts, rows):

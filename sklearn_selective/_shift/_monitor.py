@@ -4,7 +4,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state, column_or_1d
@@ -12,14 +11,28 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._draws import _counts
 from .._utils._intervals import percentile_interval
-from .._utils._sklearn import HasMethods, Interval, StrOptions, fit_context, num_samples
+from .._utils._sklearn import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    fit_context,
+    num_samples,
+    safe_indexing,
+)
 from ..confidence import predict_with_confidence
 from ._chunks import make_chunks
-from ._methods import METHODS, ModelOutputs, estimates_for_rows, weighted_estimates
+from ._methods import (
+    METHODS,
+    FittedMethods,
+    ModelOutputs,
+    estimates_for_rows,
+    weighted_estimates,
+)
 from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
 from ._realised import fit_correctness, noise_variance, realised_interval
+from ._signals import InputSignals, mean_band, monitored_inputs
 
-_DEFAULT_METHOD = "calibrated_ac"
+_DEFAULT_METHOD = "auto"
 _BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
 
 
@@ -44,8 +57,16 @@ class PerformanceMonitor(BaseEstimator):
     - the estimated **selective accuracy**: the accuracy on the accepted
       samples only;
 
-    each estimate with a bootstrap interval, and an alert when an estimate
-    leaves the band it would stay in if the data were like the reference.
+    each estimate with a bootstrap interval; and two signals of the inputs,
+    which move when the model's confidence does not:
+
+    - ``novel_share``: the share of the chunk an outlier detector fitted on
+      the reference inputs flags;
+    - ``drift_score``: the AUC of a domain classifier telling the chunk from
+      the reference.
+
+    A chunk alerts when an estimate leaves the band it would stay in if the
+    data were like the reference, or an input signal passes its threshold.
 
     Parameters
     ----------
@@ -54,17 +75,30 @@ class PerformanceMonitor(BaseEstimator):
         and threshold decide acceptance), or any fitted classifier: then every
         sample is accepted and the selective accuracy equals the accuracy.
 
-    method : {"calibrated_ac", "cbpe", "atc", "ac", "doc"}, \
-default="calibrated_ac"
+    method : {"auto", "calibrated_ac", "label_shift_em", "cbpe", "atc", "ac", \
+"doc"}, default="auto"
         How the accuracies are estimated; for the selective accuracy every
-        method is fitted on the accepted reference samples only:
+        method but ``"label_shift_em"`` is fitted on the accepted reference
+        samples only:
 
+        - ``"auto"`` (the default): ``"label_shift_em"`` for a chunk whose
+          inputs moved (``drift_score`` alerts) in a way a label shift
+          explains (the reference, reweighted by the chunk's estimated prior,
+          is indistinguishable from it by the same domain classifier), else
+          ``"calibrated_ac"``; ``chunk_method`` of the result says which.
+          Without a ``drift_estimator``, ``"calibrated_ac"`` throughout. In
+          ``benchmarks/bench_monitor.py`` it errs as ``"calibrated_ac"``
+          under covariate shift and a third to a tenth as much under label
+          shift (see the user guide);
         - ``"calibrated_ac"``: the probability of the predicted class,
           calibrated against correctness by isotonic regression on the
           reference (top-label calibration), averaged over all / accepted
-          samples. The default: the lowest error among the methods that are
-          unbiased without shift in ``benchmarks/bench_monitor.py`` and the
-          simulations of the test suite (see the user guide);
+          samples;
+        - ``"label_shift_em"``: the class prior of each chunk estimated by EM
+          (Saerens et al. 2002) on the one-vs-rest isotonic calibration of
+          the probabilities, and the average reweighted probability of the
+          predicted class; exact under label shift, biased under covariate
+          shift (which also moves the prior EM sees);
         - ``"cbpe"``: each class's probability calibrated one-vs-rest by
           isotonic regression and renormalised, then the calibrated
           probability of the predicted class averaged (NannyML's CBPE
@@ -85,9 +119,28 @@ default="calibrated_ac"
     csf_params : dict, default=None
         Keyword arguments of ``csf``.
 
+    novelty_detector : "auto", estimator or None, default="auto"
+        The outlier detector behind ``novel_share``, fitted on half of the
+        reference inputs as the final classifier sees them (after a
+        Pipeline's transformers); ``"auto"`` is an ``IsolationForest``; any
+        scikit-learn detector with ``score_samples`` works. None: no
+        ``novel_share`` signal.
+
+    novelty_rate : float in (0, 1), default=0.05
+        Share of reference inputs the detector's threshold flags (a conformal
+        threshold on the other half of the reference).
+
+    drift_estimator : "auto", classifier or None, default="auto"
+        The domain classifier behind ``drift_score``: per chunk it is fitted
+        to tell half of the reference from half of the chunk, and its AUC on
+        the other halves is the drift score (at most 2000 samples of each
+        side train it). ``"auto"`` is an ``ExtraTreesClassifier`` of 50 trees
+        (a ``LogisticRegression`` for sparse inputs). None: no
+        ``drift_score`` signal.
+
     confidence_level : float in (0, 1), default=0.95
         Level of the intervals; ``1 - confidence_level`` is the false-alert
-        rate per chunk without shift.
+        rate per chunk without shift, shared by all signals.
 
     n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
@@ -140,14 +193,19 @@ default="calibrated_ac"
     without shift is in the user guide ("What each interval covers").
 
     Every estimate is a mean of per-sample proxies of correctness. The
-    reference band of a chunk of ``n`` samples is the proxies' mean on the
-    reference plus or minus ``z s sqrt(1/n + 1/n_ref)`` (``s`` their standard
-    deviation on the reference; accepted samples only for the selective
-    accuracy): the range of a two-sample comparison of means. Its ``z`` is the
-    normal quantile of ``1 - (1 - confidence_level) / 4``: each of the two
-    bands is left with probability ``(1 - confidence_level) / 2`` without
-    shift, so that ``alert`` (either one left) is raised with probability at
-    most ``1 - confidence_level`` per chunk (Bonferroni).
+    reference band of a chunk of ``n`` samples (``n`` accepted ones for the
+    selective accuracy) is where the mean of ``n`` proxies drawn from the
+    reference falls, for a two-sample comparison of means: normal quantiles
+    with the Cornish-Fisher correction for skewness (the means of small
+    chunks are skewed).
+
+    ``alert`` is raised when any signal leaves its band: the two estimates'
+    bands and, when used, ``novel_share`` (a Beta-binomial test of the share
+    flagged, exact) and ``drift_score`` (a Mann-Whitney test of the domain
+    classifier's held-out AUC). Each of the ``k`` signals is given
+    ``(1 - confidence_level) / k``, so that without shift a chunk alerts with
+    probability at most ``1 - confidence_level`` (Bonferroni); the rate
+    measured in simulation is in the user guide.
 
     References
     ----------
@@ -156,6 +214,9 @@ default="calibrated_ac"
        ICLR 2022, Eq. 1-3.
     .. [2] NannyML. *Confidence-based Performance Estimation (CBPE).*
        https://nannyml.readthedocs.io
+    .. [3] M. Saerens, P. Latinne, C. Decaestecker. *Adjusting the Outputs of
+       a Classifier to New a Priori Probabilities: A Simple Procedure.*
+       Neural Computation 14(1), 2002.
 
     Examples
     --------
@@ -183,9 +244,16 @@ default="calibrated_ac"
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["predict"])],
-        "method": [StrOptions(set(METHODS))],
+        "method": [StrOptions({"auto", *METHODS})],
         "csf": [str, callable, None],
         "csf_params": [dict, None],
+        "novelty_detector": [
+            StrOptions({"auto"}),
+            HasMethods(["fit", "score_samples"]),
+            None,
+        ],
+        "novelty_rate": [Interval(Real, 0, 1, closed="neither")],
+        "drift_estimator": [StrOptions({"auto"}), HasMethods(["fit"]), None],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "n_resamples": [Interval(Integral, 0, None, closed="left")],
         "min_chunk_size": [Interval(Integral, 1, None, closed="left")],
@@ -199,6 +267,9 @@ default="calibrated_ac"
         method=_DEFAULT_METHOD,
         csf=None,
         csf_params=None,
+        novelty_detector="auto",
+        novelty_rate=0.05,
+        drift_estimator="auto",
         confidence_level=0.95,
         n_resamples=200,
         min_chunk_size=10,
@@ -208,6 +279,9 @@ default="calibrated_ac"
         self.method = method
         self.csf = csf
         self.csf_params = csf_params
+        self.novelty_detector = novelty_detector
+        self.novelty_rate = novelty_rate
+        self.drift_estimator = drift_estimator
         self.confidence_level = confidence_level
         self.n_resamples = n_resamples
         self.min_chunk_size = min_chunk_size
@@ -219,6 +293,9 @@ default="calibrated_ac"
     def _is_selective(self):
         return hasattr(self.estimator, "predict_accept")
 
+    def _needs_proba(self):
+        return self.method == "auto" or METHODS[self.method].needs_proba
+
     def _check_estimator(self):
         check_is_fitted(self.estimator)
         if self._is_selective() and self.csf is not None:
@@ -226,9 +303,7 @@ default="calibrated_ac"
                 f"csf={self.csf!r} was given, but a {type(self.estimator).__name__} "
                 "decides acceptance with its own CSF; leave csf=None."
             )
-        if METHODS[self.method].needs_proba and not hasattr(
-            self.estimator, "predict_proba"
-        ):
+        if self._needs_proba() and not hasattr(self.estimator, "predict_proba"):
             raise ValueError(
                 f"method={self.method!r} needs predict_proba, which "
                 f"{type(self.estimator).__name__} does not provide; use "
@@ -253,7 +328,7 @@ default="calibrated_ac"
             )
             accepted = np.ones(score.shape[0], dtype=bool)
         proba = None
-        if METHODS[self.method].needs_proba:
+        if self._needs_proba():
             proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
         classes = estimator.classes_
         pred_index = np.searchsorted(classes, y_pred)
@@ -319,13 +394,20 @@ default="calibrated_ac"
         counts = self._reference_counts(
             n_samples, np.random.default_rng([self._seed, 0])
         )
-        self._method = METHODS[self.method](reference, correct, counts, y_index)
-        self._band_stats = self._reference_band_stats(reference)
+        self._methods = FittedMethods(self.method, reference, correct, counts, y_index)
+        self._method = self._methods.bands
+        self._band_proxies = self._reference_band_proxies(reference)
         accepted = reference.accepted
         self._correctness = (
             fit_correctness(reference.score, correct),
             fit_correctness(reference.score[accepted], correct[accepted]),
         )
+        self._signals = InputSignals(
+            self.novelty_detector, self.drift_estimator, self.novelty_rate, self._seed
+        )
+        if self._signals.n_signals:
+            features = monitored_inputs(self.estimator, X_reference)
+            self._signals.fit(features, y_index)
         self.classes_ = self.estimator.classes_
         self.n_reference_ = n_samples
         self.reference_accuracy_ = float(correct.mean())
@@ -333,39 +415,35 @@ default="calibrated_ac"
         self.reference_coverage_ = float(reference.accepted.mean())
         return self
 
-    def _reference_band_stats(self, reference):
-        """Mean and standard deviation of the fitted proxies on the reference."""
+    def _reference_band_proxies(self, reference):
+        """The fitted proxies of the reference samples (all, accepted)."""
         shape = (1, reference.score.shape[0])
         everything, selective = self._method.proxies(reference, slice(0, 1))
         everything = np.broadcast_to(everything, shape)[0]
         selective = np.broadcast_to(selective, shape)[0][reference.accepted]
-        return np.array(
-            [[everything.mean(), everything.std()], [selective.mean(), selective.std()]]
-        )
+        return everything.copy(), selective.copy()
 
     # ----------------------------------------------------------------------------
     # Estimate
     # ----------------------------------------------------------------------------
-    def _band(self, n_samples):
-        """Reference bands (accuracy, selective accuracy) of a chunk of that size.
+    def _band(self, n_samples, n_accepted):
+        """Reference bands (accuracy, selective accuracy) of a chunk of ``n``
+        samples, ``n_accepted`` of them accepted."""
+        alpha = self._signal_alpha()  # two-sided, at the level of one signal
+        bands = [
+            mean_band(proxies, size, alpha)
+            for proxies, size in zip(
+                self._band_proxies, (n_samples, n_accepted), strict=True
+            )
+        ]
+        return np.clip(np.array(bands), 0.0, 1.0)
 
-        Without shift, the chunk's estimate (a mean of ``n`` per-sample
-        proxies) and the proxies' mean on the reference (``n_ref`` of them)
-        are two sample means from one distribution: their difference is about
-        normal with variance ``s^2 (1/n + 1/n_ref)``. The reference fit is
-        shared by both, so its uncertainty cancels.
-        """
-        # Two bands, two-sided: Bonferroni, so that the alert (either estimate
-        # out of its band) has a false-alert rate of at most 1 - confidence_level.
-        z = norm.ppf(1.0 - (1.0 - self.confidence_level) / 4.0)
-        coverage = self.reference_coverage_
-        sizes = np.array([n_samples, max(1.0, n_samples * coverage)])
-        reference_sizes = np.array([self.n_reference_, self.n_reference_ * coverage])
-        mean, std = self._band_stats[:, 0], self._band_stats[:, 1]
-        half_width = z * std * np.sqrt(1 / sizes + 1 / reference_sizes)
-        return np.clip(np.column_stack([mean - half_width, mean + half_width]), 0, 1)
+    def _signal_alpha(self):
+        """Each signal's share of the false-alert rate (Bonferroni): the two
+        bands and the input signals in use."""
+        return (1.0 - self.confidence_level) / (2 + self._signals.n_signals)
 
-    def _chunk_estimates(self, chunk, rng):
+    def _chunk_estimates(self, chunk, rng, method):
         """Point estimates (row 0) and bootstrap values of one chunk.
 
         Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
@@ -373,16 +451,21 @@ default="calibrated_ac"
         resamples the reference only (the chunk's samples weigh one each).
         """
         n_samples = chunk.score.shape[0]
-        point = estimates_for_rows(
-            self._method, chunk, np.ones((1, n_samples)), slice(0, 1)
-        )
+        point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
         joint = ([point[0]], [point[1]])
         refit = ([point[0]], [point[1]])
         row = 1
+        weighted = getattr(method, "uses_chunk_weights", False)
         for counts in _resample_counts(rng, n_samples, self.n_resamples):
             rows = slice(row, row + counts.shape[0])
-            proxies = self._method.proxies(chunk, rows)  # shared by both weightings
-            for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
+            shared = method.proxies(chunk, rows)  # the chunk as it is
+            # A method fitted on the chunk too (its class prior) refits on the
+            # chunk's resamples; the others share the proxies.
+            resampled = method.proxies(chunk, rows, counts) if weighted else shared
+            for values, weights, proxies in (
+                (joint, counts, resampled),
+                (refit, np.ones_like(counts), shared),
+            ):
                 block = weighted_estimates(proxies, chunk, weights)
                 values[0].append(block[0])
                 values[1].append(block[1])
@@ -434,12 +517,18 @@ default="calibrated_ac"
         """
         check_is_fitted(self, "n_reference_")
         outputs = self._outputs(X, "X")
+        features = None
+        if self._signals.n_signals:
+            features = monitored_inputs(self.estimator, X)
         n_samples = outputs.score.shape[0]
         chunks = make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq)
         n_chunks = len(chunks.members)
         values = {name: np.full(n_chunks, np.nan) for name in RESULT_ARRAYS}
         bands = np.full((n_chunks, 2, 2), np.nan)
         reasons = np.full(n_chunks, "", dtype=object)
+        fired = [[] for _ in range(n_chunks)]
+        chosen = np.full(n_chunks, "", dtype=object)
+        priors = np.full((n_chunks, self.classes_.shape[0]), np.nan)
         sizes = np.array([len(m) for m in chunks.members])
         for c, members in enumerate(chunks.members):
             chunk = outputs.take(members)
@@ -448,20 +537,43 @@ default="calibrated_ac"
             reasons[c] = self._reason(sizes[c], int(chunk.accepted.sum()))
             if sizes[c] < self.min_chunk_size:
                 continue
+            drift_scores = None
+            if features is not None:
+                fired[c], drift_scores = self._signals.evaluate(
+                    values,
+                    c,
+                    safe_indexing(features, members),
+                    np.random.default_rng([self._seed, 3, c]),
+                    self._signal_alpha(),
+                )
             rng = np.random.default_rng([self._seed, 1, c])
-            joint, refit = self._chunk_estimates(chunk, rng)
-            self._store(values, c, chunk, 0, joint[0], refit[0])
+            labels = getattr(self._signals, "calibration_labels", None)
+            method, chosen[c], priors[c] = self._methods.for_chunk(
+                chunk, drift_scores, labels, "drift_score" in fired[c]
+            )
+            joint, refit = self._chunk_estimates(chunk, rng, method)
+            self._store(values, c, chunk, 0, joint[0], refit[0], method)
             if chunk.accepted.sum() >= self.min_chunk_size:
-                self._store(values, c, chunk, 1, joint[1], refit[1])
-            bands[c] = self._band(sizes[c])
+                self._store(values, c, chunk, 1, joint[1], refit[1], method)
+            bands[c] = self._band(sizes[c], int(chunk.accepted.sum()))
         self._warn_undefined(reasons)
-        alert = np.zeros(n_chunks, dtype=bool)
+        outside = {}
         for name, band in (
             ("accuracy", bands[:, 0]),
             ("selective_accuracy", bands[:, 1]),
         ):
             with np.errstate(invalid="ignore"):
-                alert |= (values[name] < band[:, 0]) | (values[name] > band[:, 1])
+                outside[name] = (values[name] < band[:, 0]) | (
+                    values[name] > band[:, 1]
+                )
+        alerted_by = np.array(
+            [
+                ", ".join([*(n for n in outside if outside[n][c]), *fired[c]])
+                for c in range(n_chunks)
+            ],
+            dtype=object,
+        )
+        alert = alerted_by != ""
         return MonitoringResult(
             method=self.method,
             confidence_level=self.confidence_level,
@@ -471,6 +583,9 @@ default="calibrated_ac"
             accuracy_band=bands[:, 0],
             selective_accuracy_band=bands[:, 1],
             alert=alert,
+            alerted_by=alerted_by,
+            chunk_method=chosen,
+            class_prior=priors,
             partial=chunks.partial,
             reason=reasons,
             reference_accuracy=self.reference_accuracy_,
@@ -482,7 +597,7 @@ default="calibrated_ac"
             **values,
         )
 
-    def _store(self, values, c, chunk, selective, joint, refit):
+    def _store(self, values, c, chunk, selective, joint, refit, method):
         """The estimate, its realised-value and its expected-value intervals.
 
         ``joint``: the estimate under paired resamples of the reference and the
@@ -495,7 +610,7 @@ default="calibrated_ac"
         values[f"expected_{name}_lower"][c] = expected[0]
         values[f"expected_{name}_upper"][c] = expected[1]
         proxies = np.broadcast_to(
-            self._method.proxies(chunk, slice(0, 1))[selective],
+            method.proxies(chunk, slice(0, 1))[selective],
             (1, chunk.score.shape[0]),
         )[0]
         rows = chunk.accepted if selective else slice(None)

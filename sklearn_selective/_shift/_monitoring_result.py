@@ -22,8 +22,20 @@ RESULT_ARRAYS = (
     "expected_accuracy_upper",
     "expected_selective_accuracy_lower",
     "expected_selective_accuracy_upper",
+    "novel_share",
+    "novel_share_limit",
+    "drift_score",
+    "drift_threshold",
 )
-FRAME_COLUMNS = ("start", "stop", "n_samples", *RESULT_ARRAYS, "alert")
+FRAME_COLUMNS = (
+    "start",
+    "stop",
+    "n_samples",
+    *RESULT_ARRAYS,
+    "alert",
+    "alerted_by",
+    "chunk_method",
+)
 
 
 @dataclasses.dataclass(repr=False, eq=False)
@@ -71,15 +83,41 @@ ndarray of shape (n_chunks,)
         (paired resamples of the reference and the chunk); narrower than the
         realised-value intervals.
 
+    novel_share, novel_share_limit : ndarray of shape (n_chunks,)
+        Share of the chunk the monitor's novelty detector flags, and the
+        largest share that raises no alert (NaN without a detector). Without
+        shift about ``novelty_rate`` of a chunk is flagged.
+
+    drift_score, drift_threshold : ndarray of shape (n_chunks,)
+        AUC of a domain classifier telling the chunk from the reference (0.5:
+        indistinguishable, 1: fully separated) and the AUC above which the
+        chunk alerts (NaN without a domain classifier).
+
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
         The reference band of each chunk: where the estimate would fall on a
         chunk of the same size drawn from the reference data, each with
         probability ``1 - (1 - confidence_level) / 2``.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
-        True when an estimate leaves its reference band. Without shift a chunk
-        raises a false alert with probability at most ``1 - confidence_level``
-        (the two bands share it, Bonferroni).
+        True when an estimate leaves its reference band or an input signal
+        passes its threshold. Without shift a chunk raises a false alert with
+        probability at most ``1 - confidence_level`` (the signals share it,
+        Bonferroni).
+
+    chunk_method : ndarray of shape (n_chunks,), dtype=object
+        The method that estimated each chunk: ``method``, or with
+        ``method="auto"`` ``"label_shift_em"`` where a label shift explains
+        the chunk's inputs and ``"calibrated_ac"`` elsewhere (empty string
+        for a chunk without estimate).
+
+    class_prior : ndarray of shape (n_chunks, n_classes)
+        Each chunk's class prior estimated by EM (Saerens et al. 2002) with
+        ``method="auto"`` or ``"label_shift_em"``; NaN otherwise.
+
+    alerted_by : ndarray of shape (n_chunks,), dtype=object
+        The signals that raised the alert, comma-separated, among
+        ``"accuracy"``, ``"selective_accuracy"``, ``"novel_share"`` and
+        ``"drift_score"`` (empty string without alert).
 
     partial : ndarray of shape (n_chunks,), dtype=bool
         True for a last chunk shorter than ``chunk_size``.
@@ -132,9 +170,16 @@ ndarray of shape (n_chunks,)
     expected_accuracy_upper: np.ndarray
     expected_selective_accuracy_lower: np.ndarray
     expected_selective_accuracy_upper: np.ndarray
+    novel_share: np.ndarray
+    novel_share_limit: np.ndarray
+    drift_score: np.ndarray
+    drift_threshold: np.ndarray
     accuracy_band: np.ndarray
     selective_accuracy_band: np.ndarray
     alert: np.ndarray
+    alerted_by: np.ndarray
+    chunk_method: np.ndarray
+    class_prior: np.ndarray
     partial: np.ndarray
     reason: np.ndarray
     reference_accuracy: float
@@ -145,6 +190,10 @@ ndarray of shape (n_chunks,)
     _y_pred: np.ndarray | None = None
     _accepted: np.ndarray | None = None
     _chunk_id: np.ndarray | None = None
+
+    def _alerted(self, signal):
+        """Whether ``signal`` raised each chunk's alert."""
+        return np.array([signal in names for names in _signal_names(self.alerted_by)])
 
     @property
     def n_chunks(self):
@@ -254,7 +303,10 @@ ndarray of shape (n_chunks,)
             Columns ``start``, ``stop``, ``n_samples``, ``coverage``,
             ``accuracy``, ``accuracy_lower``, ``accuracy_upper``,
             ``selective_accuracy``, ``selective_accuracy_lower``,
-            ``selective_accuracy_upper``, ``alert``, then ``partial`` and
+            ``selective_accuracy_upper``, the ``expected_*`` intervals,
+            ``novel_share``, ``novel_share_limit``, ``drift_score``,
+            ``drift_threshold``, ``alert``, ``alerted_by``, ``chunk_method``,
+            then ``partial`` and
             ``reason``, and ``realised_accuracy`` and
             ``realised_selective_accuracy`` once labels are known.
         """
@@ -265,7 +317,7 @@ ndarray of shape (n_chunks,)
     def _rows(self, limit):
         header = (
             f"{'chunk':>5} {'n':>6} {'coverage':>8} {'accuracy':>22} "
-            f"{'selective accuracy':>22} {'alert':>5}"
+            f"{'selective accuracy':>22} {'novel':>6} {'drift':>6} {'alert':>5}"
         )
         lines = [header]
         for c in range(min(limit, self.n_chunks)):
@@ -279,7 +331,8 @@ ndarray of shape (n_chunks,)
             flags = ("!" if self.alert[c] else "") + ("*" if self.partial[c] else "")
             lines.append(
                 f"{c:>5} {self.n_samples[c]:>6} {self.coverage[c]:>8.3f} "
-                f"{accuracy:>22} {selective:>22} {flags:>5}"
+                f"{accuracy:>22} {selective:>22} {self.novel_share[c]:>6.3f} "
+                f"{self.drift_score[c]:>6.3f} {flags:>5}"
             )
         if self.n_chunks > limit:
             lines.append(f"... {self.n_chunks - limit} more chunks")
@@ -294,7 +347,10 @@ ndarray of shape (n_chunks,)
             f"{self.reference_selective_accuracy:.3f}, coverage="
             f"{self.reference_coverage:.3f})"
         )
-        legend = "(! alert, * partial chunk)"
+        legend = (
+            "(novel: share flagged by the novelty detector; drift: domain "
+            "classifier AUC; ! alert, see alerted_by; * partial chunk)"
+        )
         return "\n".join([summary, *self._rows(limit=10), legend])
 
     def plot(self, ax=None):
@@ -302,8 +358,10 @@ ndarray of shape (n_chunks,)
 
         Estimated accuracy and selective accuracy are lines with their
         intervals shaded; the reference bands are dotted; realised values (after
-        :meth:`with_labels`) are markers; alerts are red crosses; the coverage
-        is drawn on a second axis.
+        :meth:`with_labels`) are markers; alerts raised by an estimate are red
+        crosses on it, alerts raised by an input signal (``novel_share``,
+        ``drift_score``) red triangles along the top; the coverage is a thin
+        grey line on a second axis, drawn behind the accuracies.
 
         Parameters
         ----------
@@ -347,15 +405,28 @@ ndarray of shape (n_chunks,)
                     mfc="none",
                     label=f"realised {label}",
                 )
-            alerts = self.alert & ~np.isnan(estimate)
+            alerts = self._alerted(name) & ~np.isnan(estimate)
             ax.plot(x[alerts], estimate[alerts], "x", color="red", ms=8)
-        ax.plot([], [], "x", color="red", label="alert")
+        inputs = self._alerted("novel_share") | self._alerted("drift_score")
+        ax.plot(
+            x[inputs],
+            np.ones(inputs.sum()),
+            "v",
+            color="red",
+            ms=7,
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+            label="input signal alert",
+        )
+        ax.plot([], [], "x", color="red", label="estimate alert")
         ax.set_xlabel("chunk")
         ax.set_ylabel("accuracy")
         coverage_ax = ax.twinx()
-        coverage_ax.step(x, self.coverage, where="mid", color="grey", alpha=0.6)
-        coverage_ax.set_ylabel("coverage (grey)")
+        coverage_ax.plot(x, self.coverage, color="grey", linewidth=1, alpha=0.7)
+        coverage_ax.set_ylabel("coverage (grey line)")
         coverage_ax.set_ylim(0, 1.05)
+        ax.set_zorder(coverage_ax.get_zorder() + 1)  # accuracies in front
+        ax.patch.set_visible(False)
         ax.legend(
             loc="upper center",
             bbox_to_anchor=(0.5, -0.15),
@@ -364,6 +435,10 @@ ndarray of shape (n_chunks,)
             frameon=False,
         )
         return ax, coverage_ax
+
+
+def _signal_names(alerted_by):
+    return [set(filter(None, text.split(", "))) for text in alerted_by]
 
 
 def _cell(estimate, lower, upper, c):

@@ -180,7 +180,7 @@ def test_to_frame_repr_and_plot(setting):
     labelled = result.with_labels(y).to_frame()
     assert "realised_selective_accuracy" in labelled.columns
     text = repr(result)
-    assert "MonitoringResult(method='calibrated_ac', n_chunks=4" in text
+    assert "MonitoringResult(method='auto', n_chunks=4" in text
     assert "partial chunk" in text
     assert isinstance(result, MonitoringResult)
     pytest.importorskip("matplotlib")
@@ -427,7 +427,12 @@ def _simulate(method, n_repeats, n_resamples, seed=0, n_reference=1000, n_chunk=
         X_ref, y_ref = population.draw(rng, n_reference)
         X, y = population.draw(rng, n_chunk)
         monitor = PerformanceMonitor(
-            clf, method=method, n_resamples=n_resamples, random_state=repeat
+            clf,
+            method=method,
+            n_resamples=n_resamples,
+            random_state=repeat,
+            novelty_detector=None,  # the input signals: test_signals.py
+            drift_estimator=None,
         )
         r = monitor.fit(X_ref, y_ref).estimate(X).with_labels(y)
         alerts.append(bool(r.alert[0]))

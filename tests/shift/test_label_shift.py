@@ -1,0 +1,145 @@
+"""Label shift: EM against a transcription, the truth, and the monitor's choice."""
+
+import numpy as np
+import pytest
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._shift._label_shift import (
+    _weighted_auc,
+    consistent_with_label_shift,
+    em_prior,
+)
+
+
+def _ref_em(proba, reference_prior, weights, n_iter):
+    """Saerens et al. (2002), Eq. 2.9-2.10, one sample and class at a time."""
+    prior = list(reference_prior)
+    for _ in range(n_iter):
+        posteriors = []
+        for row in proba:
+            scaled = [
+                p * q / r for p, q, r in zip(row, prior, reference_prior, strict=True)
+            ]
+            total = sum(scaled)
+            posteriors.append([s / total for s in scaled])
+        prior = [
+            sum(w * post[j] for w, post in zip(weights, posteriors, strict=True))
+            / sum(weights)
+            for j in range(len(prior))
+        ]
+    return np.array(prior), np.array(posteriors)
+
+
+def test_em_matches_the_transcription():
+    rng = np.random.default_rng(0)
+    # Posteriors of a 3-class chunk whose prior is inside the simplex (EM
+    # converges linearly there; see the next test for the boundary).
+    y = rng.choice(3, size=150, p=[0.5, 0.3, 0.2])
+    proba = rng.dirichlet([1.0, 1.0, 1.0], size=150) + 2.0 * np.eye(3)[y]
+    proba /= proba.sum(axis=1, keepdims=True)
+    reference_prior = np.array([0.2, 0.5, 0.3])
+    weights = rng.integers(1, 4, 150).astype(float)
+    prior, posterior = em_prior(proba[None], reference_prior[None], weights[None])
+    expected_prior, expected_posterior = _ref_em(proba, reference_prior, weights, 400)
+    np.testing.assert_allclose(prior[0], expected_prior, atol=1e-5)
+    np.testing.assert_allclose(posterior[0], expected_posterior, atol=1e-5)
+
+
+def test_em_near_the_boundary_is_within_two_thousandths():
+    # A class the chunk lacks: the likelihood peaks at prior 0, where EM
+    # converges slowly; the stopping rule leaves the posteriors within 2e-3.
+    rng = np.random.default_rng(0)
+    proba = rng.dirichlet([1.0, 2.0, 1.0], size=30)
+    reference_prior = np.array([0.2, 0.5, 0.3])
+    weights = rng.integers(0, 3, 30).astype(float)
+    _, posterior = em_prior(proba[None], reference_prior[None], weights[None])
+    _, expected = _ref_em(proba, reference_prior, weights, 5000)
+    np.testing.assert_allclose(posterior[0], expected, atol=2e-3)
+
+
+def test_em_recovers_a_known_prior_with_exact_posteriors():
+    # Two unit Gaussians at -1 and +1, reference prior (1/2, 1/2): the exact
+    # posterior is a logistic function; the chunk is drawn with prior (0.8, 0.2).
+    rng = np.random.default_rng(1)
+    y = (rng.random(20000) < 0.2).astype(int)
+    x = rng.normal(2.0 * y - 1.0)
+    p1 = 1.0 / (1.0 + np.exp(-2.0 * x))
+    proba = np.column_stack([1 - p1, p1])[None]
+    prior, _ = em_prior(proba, np.array([[0.5, 0.5]]), np.ones((1, x.shape[0])))
+    np.testing.assert_allclose(prior[0], [0.8, 0.2], atol=0.01)
+
+
+def test_weighted_auc_matches_the_pairwise_definition():
+    rng = np.random.default_rng(2)
+    reference = rng.integers(0, 5, 40).astype(float)  # ties
+    chunk = rng.integers(0, 6, 25).astype(float)
+    weights = rng.random(40)
+    pairs = (chunk[None, :] > reference[:, None]) + 0.5 * (
+        chunk[None, :] == reference[:, None]
+    )
+    expected = (weights[:, None] * pairs).sum() / (weights.sum() * 25)
+    assert _weighted_auc(reference, weights, chunk) == pytest.approx(expected)
+
+
+def test_the_check_accepts_a_label_shift_and_refuses_a_move():
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 2000)
+    reference_scores = rng.normal(labels.astype(float))
+    chunk_labels = (rng.random(2000) < 0.8).astype(int)
+    ratio = np.array([0.2, 0.8]) / np.bincount(labels) * labels.shape[0]
+    label_shift = rng.normal(chunk_labels.astype(float))
+    assert consistent_with_label_shift(reference_scores, label_shift, ratio, labels)
+    moved = rng.normal(chunk_labels.astype(float)) + 0.5
+    assert not consistent_with_label_shift(reference_scores, moved, ratio, labels)
+
+
+# ----------------------------------------------------------------------------
+# In the monitor
+# ----------------------------------------------------------------------------
+def _draw(rng, n, prior, move=0.0):
+    means = np.array([[-1.5, 0.0], [1.5, 0.0], [0.0, 2.0]])
+    y = rng.choice(3, size=n, p=prior)
+    return rng.normal(means[y], 1.0) + move, y
+
+
+@pytest.fixture(scope="module")
+def monitored():
+    rng = np.random.default_rng(4)
+    model = LogisticRegression().fit(*_draw(rng, 2000, [1 / 3] * 3))
+    X_ref, y_ref = _draw(rng, 2000, [1 / 3] * 3)
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
+    clf.fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, n_resamples=20, random_state=0)
+    return rng, clf, monitor.fit(X_ref, y_ref)
+
+
+def test_auto_adjusts_to_a_label_shift_and_not_to_a_move(monitored):
+    rng, _, monitor = monitored
+    X_label, y_label = _draw(rng, 4000, [0.1, 0.1, 0.8])
+    X_move, y_move = _draw(rng, 4000, [1 / 3] * 3, move=np.array([1.0, 0.0]))
+    X = np.vstack([X_label, X_move])
+    result = monitor.estimate(X, n_chunks=2).with_labels(np.r_[y_label, y_move])
+    assert result.chunk_method.tolist() == ["label_shift_em", "calibrated_ac"]
+    np.testing.assert_allclose(result.class_prior[0], [0.1, 0.1, 0.8], atol=0.03)
+    error = np.abs(result.accuracy - result.realised_accuracy)
+    assert error[0] < 0.02, error
+
+
+def test_label_shift_em_interval_covers_the_realised_accuracy(monitored):
+    rng, clf, _ = monitored
+    X, y = _draw(rng, 1000, [0.6, 0.3, 0.1])
+    em = PerformanceMonitor(
+        clf, method="label_shift_em", n_resamples=50, random_state=0,
+        novelty_detector=None, drift_estimator=None,
+    ).fit(*_draw(rng, 2000, [1 / 3] * 3))  # fmt: skip
+    result = em.estimate(X).with_labels(y)
+    assert result.chunk_method.tolist() == ["label_shift_em"]
+    assert result.accuracy_lower[0] <= result.realised_accuracy[0]
+    assert result.realised_accuracy[0] <= result.accuracy_upper[0]
+    assert (
+        result.expected_accuracy_lower[0]
+        <= result.accuracy[0]
+        <= result.expected_accuracy_upper[0]
+    )
