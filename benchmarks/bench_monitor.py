@@ -13,17 +13,28 @@ chunk), compared with the realised values on those samples. Shifts:
 - none: the source distribution;
 - move +1, move +1.5: the first two coordinates shifted by that much;
 - contraction: ``x * 0.5``;
-- label shift: class priors (0.6, 0.3, 0.1) instead of the source's, with
-  ``P(x | y)`` unchanged (rejection sampling on y);
+- label shift, label shift 2: class priors (0.6, 0.3, 0.1) and (0.1, 0.1,
+  0.8) instead of the source's, with ``P(x | y)`` unchanged (rejection
+  sampling on y);
 - additive noise: the model sees ``x + N(0, 0.7^2)``, the labels follow the
   clean ``x``.
 
 Models: logistic regression (well specified, so calibrated) and Gaussian naive
-Bayes (miscalibrated). Prints the mean |error| of each method per model and
-shift (accuracy / selective accuracy), the mean over the issue's covariate
-setup (2 models x {none, move +1, move +1.5, contraction}) and over all shifts,
-and the time of ``fit`` + ``estimate`` with the default 200 bootstrap
-resamples.
+Bayes (miscalibrated). The method ``auto`` (the default) runs with its drift
+signal, which it needs to choose between its two estimates. Prints the mean
+|error| of each method per model and shift (accuracy / selective accuracy),
+the mean over the issue's covariate setup (2 models x {none, move +1, move
++1.5, contraction}) and over all shifts, and the time of ``fit`` +
+``estimate`` with the default 200 bootstrap resamples.
+
+Alerts (the setup of issue 27): digits, a logistic regression trained on 1000
+images, a ``SelectiveClassifier`` (coverage 0.8) and the default monitor
+fitted on 366 reference images, and the other 431 in 10 chunks of 43, with
+Gaussian noise of standard deviation ``0.5 i`` or a brightness ``+i`` added to
+chunk ``i``, or nothing. Prints the share of chunks whose realised accuracy
+is more than 10 points below the reference accuracy that alert (recall), the
+share of chunks without shift that alert (false alerts), and which signals
+fired.
 """
 
 import argparse
@@ -41,6 +52,9 @@ from sklearn_selective._shift._methods import METHODS
 
 N_CLASSES, N_FEATURES = 3, 5
 ISSUE_SHIFTS = ("none", "move +1", "move +1.5", "contraction")
+# "auto" (the default) chooses per chunk with the domain classifier of the
+# drift signal; the other methods need no input signal for their estimates.
+BENCH_METHODS = ("auto", *METHODS)
 MODELS = {
     "logistic regression": lambda: LogisticRegression(),
     "gaussian naive bayes": GaussianNB,
@@ -81,6 +95,7 @@ def targets(rng, truth, n):
         "move +1.5": _shifted(rng, truth, n, move=1.5),
         "contraction": _shifted(rng, truth, n, scale=0.5),
         "label shift": _label_shift(rng, truth, n),
+        "label shift 2": _label_shift(rng, truth, n, priors=(0.1, 0.1, 0.8)),
         "additive noise": (noisy_X + 0.7 * rng.normal(size=noisy_X.shape), noisy_y),
     }
 
@@ -97,10 +112,15 @@ def _errors(repeats, n, n_target):
             model = FrozenEstimator(make_model().fit(X_train, y_train))
             clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
             monitors = {
-                method: PerformanceMonitor(clf, method=method, n_resamples=0).fit(
-                    X_ref, y_ref
-                )
-                for method in METHODS
+                method: PerformanceMonitor(
+                    clf,
+                    method=method,
+                    n_resamples=0,
+                    novelty_detector=None,  # the estimates only
+                    drift_estimator="auto" if method == "auto" else None,
+                    random_state=repeat,
+                ).fit(X_ref, y_ref)
+                for method in BENCH_METHODS
             }
             for shift, (X, y) in shifted.items():
                 correct = clf.predict(X) == y
@@ -121,12 +141,12 @@ def _print_errors(errors, repeats):
         f"mean |error| of the estimates, accuracy / selective accuracy "
         f"(mean signed error of the accuracy), {repeats} repetitions"
     )
-    header = f"{'model':<22}{'shift':<16}" + "".join(f"{m:>26}" for m in METHODS)
+    header = f"{'model':<22}{'shift':<16}" + "".join(f"{m:>26}" for m in BENCH_METHODS)
     print(header)
     for model in MODELS:
         for shift in shifts:
             cells = []
-            for method in METHODS:
+            for method in BENCH_METHODS:
                 e = errors[(model, shift, method)]
                 mae = np.abs(e).mean(axis=0)
                 cells.append(f"{mae[0]:.3f} / {mae[1]:.3f} ({e[:, 0].mean():+.3f})")
@@ -134,7 +154,7 @@ def _print_errors(errors, repeats):
     print()
     for label, chosen in (("issue setup", ISSUE_SHIFTS), ("all shifts", shifts)):
         cells = []
-        for method in METHODS:
+        for method in BENCH_METHODS:
             e = np.concatenate(
                 [errors[(m, s, method)] for m in MODELS for s in chosen], axis=0
             )
@@ -144,7 +164,7 @@ def _print_errors(errors, repeats):
     print("(in parentheses: the mean of the two)")
 
 
-def _print_timing(n):
+def _print_timing(n, runs):
     rng = np.random.default_rng(0)
     truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
     X_train, y_train = _source(rng, truth, n)
@@ -155,19 +175,78 @@ def _print_timing(n):
     reference = best_time(lambda: clf.predict_accept(X), 5)
     print(
         f"\ntime of fit on {n} reference samples + estimate on {20 * n} samples "
-        f"in 20 chunks, 200 bootstrap resamples (best of 3; shared 2-core "
+        f"in 20 chunks, 200 bootstrap resamples (best of {runs}; shared 2-core "
         f"machine); predict_accept on the same data: {1e3 * reference:.1f} ms"
     )
-    for method in METHODS:
+    for method in BENCH_METHODS:
 
         def run(method=method):
             monitor = PerformanceMonitor(clf, method=method, random_state=0)
             monitor.fit(X_ref, y_ref).estimate(X, n_chunks=20)
 
-        seconds = best_time(run, 3)
+        seconds = best_time(run, runs)
         print(
             f"{method:<16}{seconds:>8.3f} s  "
             f"({seconds / reference:.0f} x predict_accept)"
+        )
+
+
+def _digit_alerts(seed, shift):
+    from sklearn.datasets import load_digits
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(seed)
+    train, reference, pool = np.split(rng.permutation(len(y)), [1000, 1366])
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    model.fit(X[train], y[train])
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
+    clf.fit(X[reference], y[reference])
+    monitor = PerformanceMonitor(clf, n_resamples=0, random_state=seed)
+    monitor.fit(X[reference], y[reference])
+    chunks = np.array_split(pool, 10)
+    images = []
+    for i, chunk in enumerate(chunks):
+        moved = X[chunk].astype(float)
+        if shift == "noise":
+            moved = moved + rng.normal(scale=0.5 * i, size=moved.shape)
+        elif shift == "brightness":
+            moved = moved + i
+        images.append(moved)
+    result = monitor.estimate(np.vstack(images), n_chunks=10)
+    result = result.with_labels(np.concatenate([y[chunk] for chunk in chunks]))
+    dropped = result.realised_accuracy < monitor.reference_accuracy_ - 0.10
+    return dropped, result.alert, result.alerted_by
+
+
+def _print_alerts(shift_repeats, none_repeats):
+    print(
+        "\nalerts on digits (10 chunks of 43; reference 366): recall on chunks "
+        "more than 10 points below the reference accuracy, false alerts "
+        "without shift"
+    )
+    for shift, repeats in (
+        ("noise", shift_repeats),
+        ("brightness", shift_repeats),
+        ("none", none_repeats),
+    ):
+        dropped, alerted, fired = [], [], {}
+        for seed in range(repeats):
+            d, a, names = _digit_alerts(seed, shift)
+            dropped.append(d)
+            alerted.append(a)
+            for text in names:
+                for name in filter(None, text.split(", ")):
+                    fired[name] = fired.get(name, 0) + 1
+        dropped, alerted = np.concatenate(dropped), np.concatenate(alerted)
+        recall = (
+            f"{(dropped & alerted).sum()}/{dropped.sum()}" if dropped.any() else "-"
+        )
+        print(
+            f"{shift:<11} {repeats:>3} seeds: recall {recall:>7}, alerts "
+            f"{alerted.sum()}/{alerted.shape[0]} ({alerted.mean():.3f}); fired: "
+            + ", ".join(f"{name} {count}" for name, count in sorted(fired.items()))
         )
 
 
@@ -176,13 +255,19 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--n-target", type=int, default=10000)
+    parser.add_argument("--alert-repeats", type=int, nargs=2, default=[5, 100])
+    parser.add_argument("--timing-runs", type=int, default=3, help="0: no timing")
     args = parser.parse_args()
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         errors = _errors(args.repeats, args.n, args.n_target)
     _print_errors(errors, args.repeats)
-    _print_timing(args.n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        _print_alerts(*args.alert_repeats)
+    if args.timing_runs:
+        _print_timing(args.n, args.timing_runs)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

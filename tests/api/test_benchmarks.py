@@ -23,7 +23,10 @@ TINY = {
     ],
     "bench_metrics.py": ["--sizes", "1e3", "--repeat", "1", "--memory-sizes", "1e3"],
     "bench_metrics_new.py": ["--max-n", "1e3", "--repeat", "1"],
-    "bench_monitor.py": ["--repeats", "1"],
+    "bench_monitor.py": [
+        "--repeats", "1", "--n", "100", "--n-target", "1000",
+        "--alert-repeats", "1", "1", "--timing-runs", "0",
+    ],
     "bench_scorers.py": None,
     "bench_selective.py": [
         "--n-predict", "1e3", "--n-fit", "2e3", "--n-search", "1e3", "--repeat", "1",
