@@ -231,6 +231,8 @@ def _print_alerts(shift_repeats, none_repeats):
         ("brightness", shift_repeats),
         ("none", none_repeats),
     ):
+        if not repeats:
+            continue
         dropped, alerted, fired = [], [], {}
         for seed in range(repeats):
             d, a, names = _digit_alerts(seed, shift)
@@ -252,7 +254,7 @@ def _print_alerts(shift_repeats, none_repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=20, help="0: no errors")
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--n-target", type=int, default=10000)
     parser.add_argument("--alert-repeats", type=int, nargs=2, default=[5, 100])
@@ -262,7 +264,8 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         errors = _errors(args.repeats, args.n, args.n_target)
-    _print_errors(errors, args.repeats)
+    if args.repeats:
+        _print_errors(errors, args.repeats)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         _print_alerts(*args.alert_repeats)

@@ -305,10 +305,6 @@ METHODS = {
 }
 
 
-# "auto": the calibrated average confidence, or its label-shift adjustment.
-AUTO_METHODS = ("calibrated_ac", "label_shift_em")
-
-
 class FittedMethods:
     """The fitted method of a monitor, or for ``"auto"`` the two it picks from.
 
@@ -318,13 +314,16 @@ class FittedMethods:
 
     def __init__(self, name, reference, correct, counts, y_index):
         self.name = name
-        names = AUTO_METHODS if name == "auto" else (name,)
-        self.fitted = {
-            method: METHODS[method](reference, correct, counts, y_index)
-            for method in names
-        }
-        self.bands = next(iter(self.fitted.values()))
-        self.label_shift = self.fitted.get("label_shift_em")
+        self._data = (reference, correct, counts, y_index)
+        self.fitted = {}
+        self.bands = self._get("calibrated_ac" if name == "auto" else name)
+
+    def _get(self, name):
+        """The method ``name``, fitted on first use (``"auto"`` fits its EM
+        adjustment only once a chunk's inputs move)."""
+        if name not in self.fitted:
+            self.fitted[name] = METHODS[name](*self._data)
+        return self.fitted[name]
 
     def for_chunk(self, chunk, drift_scores, calibration_labels, drifted):
         """``(method, its name, the chunk's EM prior or NaN)``.
@@ -334,19 +333,25 @@ class FittedMethods:
         reference by the chunk's estimated prior makes the domain classifier's
         held-out scores indistinguishable from the chunk's (a label shift
         explains the move); the calibrated average confidence otherwise
-        (and without a domain classifier).
+        (and without a domain classifier). The prior is estimated for every
+        chunk of ``"label_shift_em"``, and for the chunks of ``"auto"`` whose
+        inputs moved.
         """
-        prior = np.nan
-        if self.label_shift is not None:
-            prior = self.label_shift.chunk_prior(chunk)
         if self.name != "auto":
+            prior = np.nan
+            if self.name == "label_shift_em":
+                prior = self.bands.chunk_prior(chunk)
             return self.bands, self.name, prior
+        if not drifted:
+            return self.bands, "calibrated_ac", np.nan
+        label_shift = self._get("label_shift_em")
+        prior = label_shift.chunk_prior(chunk)
         name = "calibrated_ac"
-        if drifted and consistent_with_label_shift(
-            *drift_scores, prior / self.label_shift.prior[0], calibration_labels
+        if consistent_with_label_shift(
+            *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"
-        return self.fitted[name], name, prior
+        return self._get(name), name, prior
 
 
 def estimates_for_rows(method, chunk, counts, rows):

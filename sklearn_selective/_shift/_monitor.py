@@ -122,9 +122,9 @@ class PerformanceMonitor(BaseEstimator):
     novelty_detector : "auto", estimator or None, default="auto"
         The outlier detector behind ``novel_share``, fitted on half of the
         reference inputs as the final classifier sees them (after a
-        Pipeline's transformers); ``"auto"`` is an ``IsolationForest``; any
-        scikit-learn detector with ``score_samples`` works. None: no
-        ``novel_share`` signal.
+        Pipeline's transformers); ``"auto"`` is an ``IsolationForest`` of 50
+        trees; any scikit-learn detector with ``score_samples`` works. None:
+        no ``novel_share`` signal.
 
     novelty_rate : float in (0, 1), default=0.05
         Share of reference inputs the detector's threshold flags (a conformal
@@ -134,7 +134,7 @@ class PerformanceMonitor(BaseEstimator):
         The domain classifier behind ``drift_score``: per chunk it is fitted
         to tell half of the reference from half of the chunk, and its AUC on
         the other halves is the drift score (at most 2000 samples of each
-        side train it). ``"auto"`` is an ``ExtraTreesClassifier`` of 50 trees
+        side train it). ``"auto"`` is an ``ExtraTreesClassifier`` of 30 trees
         (a ``LogisticRegression`` for sparse inputs). None: no
         ``drift_score`` signal.
 

@@ -112,7 +112,8 @@ ndarray of shape (n_chunks,)
 
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
-        ``method="auto"`` or ``"label_shift_em"``; NaN otherwise.
+        ``method="label_shift_em"``, and with ``"auto"`` for the chunks whose
+        ``drift_score`` alerted; NaN otherwise.
 
     alerted_by : ndarray of shape (n_chunks,), dtype=object
         The signals that raised the alert, comma-separated, among
@@ -251,12 +252,16 @@ ndarray of shape (n_chunks,)
             ``method``, ``confidence_level``, the reference values
             (``reference_accuracy``, ``reference_selective_accuracy``,
             ``reference_coverage``) and ``chunks``: one dictionary per chunk
-            with the columns of :meth:`to_frame`. Times are ISO 8601 text
-            (with their offset when time-zone aware), ``nan`` is ``None``.
+            with the columns of :meth:`to_frame` and ``class_prior`` (a list,
+            one value per class). Times are ISO 8601 text (with their offset
+            when time-zone aware), ``nan`` is ``None``.
         """
         columns = self._columns()
         chunks = [
-            {name: values[c] for name, values in columns.items()}
+            {
+                **{name: values[c] for name, values in columns.items()},
+                "class_prior": self.class_prior[c].tolist(),
+            }
             for c in range(self.n_chunks)
         ]
         return plain(

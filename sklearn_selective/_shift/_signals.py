@@ -190,7 +190,7 @@ class InputSignals:
     def _fit_novelty(self, calibration):
         detector = self.novelty_detector
         if detector == "auto":
-            detector = IsolationForest(random_state=self.seed)
+            detector = IsolationForest(n_estimators=50, random_state=self.seed)
         self.detector_ = clone(detector).fit(self.fit_half)
         scores = np.sort(self.detector_.score_samples(calibration))
         m = scores.shape[0]
@@ -221,7 +221,7 @@ class InputSignals:
         if sp.issparse(features):
             return LogisticRegression(max_iter=1000, class_weight="balanced")
         return ExtraTreesClassifier(
-            n_estimators=50,
+            n_estimators=30,
             class_weight="balanced_subsample",
             random_state=self.seed,
         )
@@ -230,6 +230,8 @@ class InputSignals:
         """``(auc, threshold, p_value, scores)`` of a chunk's domain classifier;
         ``scores``: its held-out scores of the reference and the chunk."""
         train, test = _split_halves(features, rng)
+        if not (train.size and test.size):  # one row repeated: nothing to test
+            return np.nan, np.nan, 1.0, None
         reference = self.fit_half
         n_reference = reference.shape[0]
         if n_reference > MAX_DRIFT_SAMPLES:

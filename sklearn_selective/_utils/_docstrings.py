@@ -7,6 +7,17 @@ substitutes it, re-indented to the docstring's indentation.
 import textwrap
 
 _SNIPPETS = {
+    "feature_space_inputs": """
+features : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Inputs to score, as the classifier's final step sees them.
+
+training_features : {array-like, sparse matrix} of shape (n_train, n_features)
+    The inputs the classifier was trained on (same space). In
+    :class:`~sklearn_selective.SelectiveClassifier` or
+    :class:`~sklearn_selective.ATCEstimator` with an unfitted classifier, the
+    CSF by name reads the final step's inputs and each training fold's; for a
+    fitted model, use :func:`fit_feature_confidence`.
+""",
     "baseline_estimator_and_cv": """
 estimator : estimator instance
     The probabilistic classifier, unfitted or wrapped in

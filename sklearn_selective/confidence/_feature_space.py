@@ -23,6 +23,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize as l2_normalize
 
+from .._utils._docstrings import fill_doc
 from .._utils._sklearn import HasMethods, Interval, num_samples, validate_params
 from ._model_output import classifier_inputs, predict_with_confidence
 from ._registry import _register, model_output_of
@@ -139,6 +140,7 @@ class _KNNDistance:
 # The definitions, as functions of arrays
 # ----------------------------------------------------------------------------
 @_register(FEATURES)
+@fill_doc
 @validate_params(
     {
         "features": ["array-like", "sparse matrix"],
@@ -161,19 +163,9 @@ def mahalanobis(features, *, training_features, training_labels):
     pseudo-inverse: directions without training variance are ignored (a
     single training sample gives 0 everywhere).
 
-    As ``csf="mahalanobis"`` of :class:`~sklearn_selective.SelectiveClassifier`
-    or :class:`~sklearn_selective.ATCEstimator` with an unfitted classifier,
-    the features are what the final classifier sees and the training inputs
-    are each fold's; for a fitted model, use :func:`fit_feature_confidence`.
-
     Parameters
     ----------
-    features : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Inputs to score, as the classifier's final step sees them.
-
-    training_features : {array-like, sparse matrix} of shape \
-(n_train, n_features)
-        The inputs the classifier was trained on (same space).
+    %(feature_space_inputs)s
 
     training_labels : array-like of shape (n_train,)
         Their labels; one Gaussian per label present.
@@ -209,6 +201,7 @@ def mahalanobis(features, *, training_features, training_labels):
 
 
 @_register(FEATURES)
+@fill_doc
 @validate_params(
     {
         "features": ["array-like", "sparse matrix"],
@@ -229,19 +222,9 @@ def knn_distance(features, *, training_features, n_neighbors=50, normalize=True)
     k-th nearest neighbour among the training inputs, found by
     :class:`~sklearn.neighbors.NearestNeighbors`.
 
-    As ``csf="knn_distance"`` of :class:`~sklearn_selective.SelectiveClassifier`
-    or :class:`~sklearn_selective.ATCEstimator` with an unfitted classifier,
-    the features are what the final classifier sees and the training inputs
-    are each fold's; for a fitted model, use :func:`fit_feature_confidence`.
-
     Parameters
     ----------
-    features : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Inputs to score, as the classifier's final step sees them.
-
-    training_features : {array-like, sparse matrix} of shape \
-(n_train, n_features)
-        The inputs the classifier was trained on (same space).
+    %(feature_space_inputs)s
 
     n_neighbors : int, default=50
         k; at most ``n_train``. Sun et al. use 50 with 50,000 training images

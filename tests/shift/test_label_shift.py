@@ -125,6 +125,9 @@ def test_auto_adjusts_to_a_label_shift_and_not_to_a_move(monitored):
     np.testing.assert_allclose(result.class_prior[0], [0.1, 0.1, 0.8], atol=0.03)
     error = np.abs(result.accuracy - result.realised_accuracy)
     assert error[0] < 0.02, error
+    chunks = result.to_dict()["chunks"]
+    assert chunks[0]["class_prior"] == pytest.approx(result.class_prior[0].tolist())
+    assert chunks[1]["chunk_method"] == "calibrated_ac"
 
 
 def test_label_shift_em_interval_covers_the_realised_accuracy(monitored):

@@ -61,13 +61,21 @@ def setting():
     return model, clf, X_ref, y_ref, X, y
 
 
+def _monitor(estimator, **params):
+    """The monitor without its input signals (test_signals.py tests them): the
+    estimates, intervals and bands here do not depend on them."""
+    params.setdefault("novelty_detector", None)
+    params.setdefault("drift_estimator", None)
+    return PerformanceMonitor(estimator, **params)
+
+
 # ----------------------------------------------------------------------------
 # Coverage, chunks and the result object
 # ----------------------------------------------------------------------------
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_coverage_is_exactly_the_mean_of_predict_accept(setting, method):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, method=method, n_resamples=20, random_state=0)
+    monitor = _monitor(clf, method=method, n_resamples=20, random_state=0)
     result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=300)
     for c in range(result.n_chunks):
         expected = clf.predict_accept(X[result.start[c] : result.stop[c]]).mean()
@@ -77,7 +85,7 @@ def test_coverage_is_exactly_the_mean_of_predict_accept(setting, method):
 
 def test_chunk_by_size_keeps_and_flags_the_partial_last_chunk(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     result = monitor.estimate(X, chunk_size=300)
     assert result.n_samples.tolist() == [300, 300, 300, 100]
     assert result.partial.tolist() == [False, False, False, True]
@@ -90,7 +98,7 @@ def test_chunk_by_size_keeps_and_flags_the_partial_last_chunk(setting):
 
 def test_chunk_by_number(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     result = monitor.estimate(X, n_chunks=3)
     assert result.n_samples.tolist() == [334, 333, 333]
     assert result.stop.tolist() == [334, 667, 1000]
@@ -107,7 +115,7 @@ def test_chunk_by_time_with_empty_periods(setting):
     days = days[np.random.default_rng(0).permutation(1000)]  # not sorted in time
     day_3, day_4 = np.datetime64("2024-01-03"), np.datetime64("2024-01-04")
     days[days == day_3] = day_4
-    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning, match="too small"):
         result = monitor.estimate(X, timestamps=days, freq="D")
     assert result.n_chunks == 5
@@ -123,7 +131,7 @@ def test_chunk_by_time_with_empty_periods(setting):
 
 def test_too_small_chunks_warn_and_give_nan_with_a_reason(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=10, min_chunk_size=30)
+    monitor = _monitor(clf, n_resamples=10, min_chunk_size=30)
     monitor.fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning, match="min_chunk_size"):
         result = monitor.estimate(X[:120], chunk_size=50)
@@ -139,7 +147,7 @@ def test_selective_accuracy_nan_when_too_few_accepted(setting):
     model, _, X_ref, y_ref, X, _ = setting
     strict = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.05)
     strict.fit(X_ref, y_ref)
-    monitor = PerformanceMonitor(strict, n_resamples=10, min_chunk_size=20)
+    monitor = _monitor(strict, n_resamples=10, min_chunk_size=20)
     monitor.fit(X_ref, y_ref)
     with pytest.warns(UndefinedMetricWarning):
         result = monitor.estimate(X[:100])
@@ -150,7 +158,7 @@ def test_selective_accuracy_nan_when_too_few_accepted(setting):
 
 def test_with_labels_gives_the_realised_accuracies(setting):
     _, clf, X_ref, y_ref, X, y = setting
-    monitor = PerformanceMonitor(clf, n_resamples=10).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=10).fit(X_ref, y_ref)
     result = monitor.estimate(X, chunk_size=400)
     assert result.realised_accuracy is None
     labelled = result.with_labels(y)
@@ -200,7 +208,7 @@ def test_to_frame_repr_and_plot(setting):
 # ----------------------------------------------------------------------------
 def _plain(setting, method, **kwargs):
     model, _, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(model, method=method, n_resamples=0, **kwargs)
+    monitor = _monitor(model, method=method, n_resamples=0, **kwargs)
     return monitor.fit(X_ref, y_ref).estimate(X)
 
 
@@ -235,7 +243,7 @@ def test_point_estimates_equal_the_functional_forms(setting):
 
 def test_selective_atc_is_atc_on_the_accepted_samples(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, method="atc", n_resamples=0).fit(X_ref, y_ref)
+    monitor = _monitor(clf, method="atc", n_resamples=0).fit(X_ref, y_ref)
     result = monitor.estimate(X)
     accepted_ref, accepted = clf.predict_accept(X_ref), clf.predict_accept(X)
     expected = atc_accuracy(
@@ -261,7 +269,7 @@ def test_calibrated_methods_match_isotonic_regression(setting):
     acc_ref, acc = clf.predict_accept(X_ref), clf.predict_accept(X)
     # Top-label: isotonic of correctness on the MSP (accepted samples only for
     # the selective accuracy).
-    top = PerformanceMonitor(clf, method="calibrated_ac", n_resamples=0)
+    top = _monitor(clf, method="calibrated_ac", n_resamples=0)
     result = top.fit(X_ref, y_ref).estimate(X)
     assert result.accuracy[0] == pytest.approx(
         _isotonic(msp_ref, correct, msp).mean(), abs=1e-12
@@ -281,7 +289,7 @@ def test_calibrated_methods_match_isotonic_regression(setting):
         calibrated /= calibrated.sum(axis=1, keepdims=True)
         return calibrated[np.arange(mask.sum()), pred[mask]].mean()
 
-    cbpe = PerformanceMonitor(clf, method="cbpe", n_resamples=0)
+    cbpe = _monitor(clf, method="cbpe", n_resamples=0)
     result = cbpe.fit(X_ref, y_ref).estimate(X)
     everything = np.ones(X.shape[0], dtype=bool)
     assert result.accuracy[0] == pytest.approx(
@@ -294,8 +302,8 @@ def test_atc_works_with_a_decision_function_model(setting):
     _, _, X_ref, y_ref, X, _ = setting
     svc = LinearSVC().fit(X_ref, y_ref)
     with pytest.raises(ValueError, match=r"needs predict_proba.*method='atc'"):
-        PerformanceMonitor(svc, method="calibrated_ac").fit(X_ref, y_ref)
-    result = PerformanceMonitor(svc, method="atc", n_resamples=20).fit(X_ref, y_ref)
+        _monitor(svc, method="calibrated_ac").fit(X_ref, y_ref)
+    result = _monitor(svc, method="atc", n_resamples=20).fit(X_ref, y_ref)
     estimate = result.estimate(X).accuracy[0]
     assert 0 < estimate < 1
 
@@ -306,9 +314,9 @@ def test_atc_works_with_a_decision_function_model(setting):
 def test_unfitted_estimator_and_monitor(setting):
     _, _, X_ref, y_ref, X, _ = setting
     with pytest.raises(NotFittedError):
-        PerformanceMonitor(LogisticRegression()).fit(X_ref, y_ref)
+        _monitor(LogisticRegression()).fit(X_ref, y_ref)
     with pytest.raises(NotFittedError):
-        PerformanceMonitor(setting[1]).estimate(X)
+        _monitor(setting[1]).estimate(X)
 
 
 @pytest.mark.parametrize(
@@ -324,7 +332,7 @@ def test_unfitted_estimator_and_monitor(setting):
 )
 def test_bad_chunking_arguments(setting, kwargs, match):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=5).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=5).fit(X_ref, y_ref)
     with pytest.raises(ValueError, match=match):
         monitor.estimate(X, **kwargs)
 
@@ -332,7 +340,7 @@ def test_bad_chunking_arguments(setting, kwargs, match):
 def test_bad_timestamps(setting):
     pd = pytest.importorskip("pandas")
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=5).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=5).fit(X_ref, y_ref)
     times = pd.date_range("2024-01-01", periods=1000, freq="h").to_numpy().copy()
     times[3] = np.datetime64("NaT")
     with pytest.raises(ValueError, match="missing values"):
@@ -343,7 +351,7 @@ def test_bad_timestamps(setting):
 
 def test_bad_inputs(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    monitor = PerformanceMonitor(clf, n_resamples=5)
+    monitor = _monitor(clf, n_resamples=5)
     with pytest.raises(ValueError, match="X_reference has 600 samples but"):
         monitor.fit(X_ref, y_ref[:-1])
     with pytest.raises(ValueError, match="y_reference contains NaN"):
@@ -353,7 +361,7 @@ def test_bad_inputs(setting):
     with pytest.raises(ValueError, match="X_reference is empty"):
         monitor.fit(X_ref[:0], y_ref[:0])
     with pytest.raises(ValueError, match="own CSF; leave csf=None"):
-        PerformanceMonitor(clf, csf="margin").fit(X_ref, y_ref)
+        _monitor(clf, csf="margin").fit(X_ref, y_ref)
     monitor.fit(X_ref, y_ref)
     with pytest.raises(ValueError, match="X is empty"):
         monitor.estimate(X[:0])
@@ -367,7 +375,7 @@ def test_bad_inputs(setting):
 
 def test_params_clone_and_validation(setting):
     _, clf, X_ref, y_ref, _, _ = setting
-    monitor = PerformanceMonitor(clf, method="atc", n_resamples=7)
+    monitor = _monitor(clf, method="atc", n_resamples=7)
     cloned = clone(monitor)
     assert cloned.get_params()["method"] == "atc"
     assert cloned.get_params()["n_resamples"] == 7
@@ -379,8 +387,8 @@ def test_params_clone_and_validation(setting):
 
 def test_reproducible_with_random_state(setting):
     _, clf, X_ref, y_ref, X, _ = setting
-    first = PerformanceMonitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
-    second = PerformanceMonitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
+    first = _monitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
+    second = _monitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
     a, b = first.estimate(X, n_chunks=2), second.estimate(X, n_chunks=2)
     np.testing.assert_array_equal(a.accuracy_lower, b.accuracy_lower)
     np.testing.assert_array_equal(a.selective_accuracy_band, b.selective_accuracy_band)
@@ -393,7 +401,7 @@ def test_alert_when_the_estimate_leaves_the_band(setting):
     rng = np.random.default_rng(5)
     X_same, _ = population.draw(rng, 600)
     X_far, _ = population.draw(rng, 600, move=3.0)
-    monitor = PerformanceMonitor(model, method="ac", random_state=0)
+    monitor = _monitor(model, method="ac", random_state=0)
     monitor.fit(X_ref, y_ref)
     result = monitor.estimate(np.vstack([X_same, X_far]), n_chunks=2)
     lower, upper = result.accuracy_band[1]
@@ -426,7 +434,7 @@ def _simulate(method, n_repeats, n_resamples, seed=0, n_reference=1000, n_chunk=
     for repeat in range(n_repeats):
         X_ref, y_ref = population.draw(rng, n_reference)
         X, y = population.draw(rng, n_chunk)
-        monitor = PerformanceMonitor(
+        monitor = _monitor(
             clf,
             method=method,
             n_resamples=n_resamples,
@@ -510,7 +518,7 @@ def test_no_shift_unbiased_and_nominal_coverage(method):
 def test_with_labels_of_another_type_is_refused(setting):
     # issue 28: string labels against integer predictions reported accuracy 0.0.
     _, clf, X_ref, y_ref, X, y = setting
-    result = PerformanceMonitor(clf, n_resamples=0).fit(X_ref, y_ref).estimate(X)
+    result = _monitor(clf, n_resamples=0).fit(X_ref, y_ref).estimate(X)
     with pytest.raises(ValueError, match="y holds strings"):
         result.with_labels(y.astype(str))
     floats = result.with_labels(y.astype(float)).realised_accuracy
@@ -520,7 +528,7 @@ def test_with_labels_of_another_type_is_refused(setting):
 def test_to_dict_and_to_json_with_tz_aware_times(setting):
     pd = pytest.importorskip("pandas")
     _, clf, X_ref, y_ref, X, y = setting
-    monitor = PerformanceMonitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    monitor = _monitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
     times = pd.date_range("2026-03-28", periods=1000, freq="3min", tz="Europe/Berlin")
     result = monitor.estimate(X, timestamps=times, freq="D").with_labels(y)
     data = json.loads(result.to_json())
@@ -532,4 +540,4 @@ def test_to_dict_and_to_json_with_tz_aware_times(setting):
     assert first["n_samples"] == result.n_samples[0]
     assert first["accuracy"] == result.accuracy[0]
     assert first["realised_accuracy"] == result.realised_accuracy[0]
-    assert set(first) == set(result.to_frame().columns)
+    assert set(first) == {*result.to_frame().columns, "class_prior"}

@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
-from sklearn_selective._shift._signals import InputSignals, _auc_test
+from sklearn_selective._shift._signals import InputSignals, _auc_test, _split_halves
 
 
 class _DistanceToMean:
@@ -81,6 +81,20 @@ def test_drift_auc_and_p_value_are_mann_whitney(tied):
 
 def test_drift_with_every_score_tied_never_alerts():
     assert _auc_test(np.zeros(5), np.zeros(4), 0.05)[2] == 1.0
+
+
+def test_repeated_rows_stay_in_one_half():
+    rng = np.random.default_rng(5)
+    signals = _signals(rng.normal(size=(200, 2)))
+    rows = rng.normal(size=(10, 2))
+    chunk = rows[rng.integers(0, 10, 60)]  # six copies of each row on average
+    train, test = _split_halves(chunk, np.random.default_rng(0))
+    assert not set(map(tuple, chunk[train])) & set(map(tuple, chunk[test]))
+    assert sorted(np.r_[train, test]) == list(range(60))
+    # One row 60 times: no halves, no test.
+    same = np.repeat(rows[:1], 60, axis=0)
+    auc, _, p_value, scores = signals.drift(same, rng, 0.05)
+    assert np.isnan(auc) and p_value == 1.0 and scores is None
 
 
 # ----------------------------------------------------------------------------
