@@ -55,15 +55,25 @@ def _check_n_features(features, n_features, name):
 # ----------------------------------------------------------------------------
 # The scores, fitted
 # ----------------------------------------------------------------------------
+def pseudo_inverse_cutoff(eigenvalues):
+    """Eigenvalues of the covariance at or below this are taken as zero: a
+    relative ``max(1e-12, 10 d eps)`` of the largest, well above the rounding
+    of an exact zero (scipy's ``pinvh`` default, ``d eps``, kept one in
+    scipy 1.11 and made its inverse 1e15)."""
+    largest = max(float(eigenvalues.max(initial=0.0)), 0.0)
+    return largest * max(1e-12, 10 * eigenvalues.shape[0] * np.finfo(float).eps)
+
+
 class _Mahalanobis:
     """Minus the smallest squared Mahalanobis distance to a class mean.
 
     The covariance is shared by the classes and estimated around each
-    sample's class mean (Lee et al. 2018, Eq. 1); its inverse is the
-    pseudo-inverse of :class:`~sklearn.covariance.EmpiricalCovariance`, so
-    directions without training variance are ignored. Distances are computed
-    in the whitened space ``x W`` with ``W W^T`` the precision: ``O(n k d)``
-    after one ``O(n d^2)`` product.
+    sample's class mean (Lee et al. 2018, Eq. 1), by
+    :class:`~sklearn.covariance.EmpiricalCovariance`; its inverse is the
+    pseudo-inverse, so directions without training variance (eigenvalues
+    below :func:`pseudo_inverse_cutoff`) are ignored. Distances are computed
+    in the whitened space ``x W`` with ``W W^T`` the pseudo-inverse:
+    ``O(n k d)`` after one ``O(n d^2)`` product.
     """
 
     def fit(self, features, labels):
@@ -82,10 +92,12 @@ class _Mahalanobis:
         centred = features - means[index]
         with warnings.catch_warnings():  # one sample: a zero covariance, said
             warnings.filterwarnings("ignore", "Only one sample", UserWarning)
-            covariance = EmpiricalCovariance(assume_centered=True).fit(centred)
-        precision = covariance.get_precision()
-        eigenvalues, eigenvectors = np.linalg.eigh(precision)
-        self.whitening_ = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
+            covariance = EmpiricalCovariance(
+                assume_centered=True, store_precision=False
+            ).fit(centred)
+        eigenvalues, eigenvectors = np.linalg.eigh(covariance.covariance_)
+        keep = eigenvalues > pseudo_inverse_cutoff(eigenvalues)
+        self.whitening_ = eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
         self.whitened_means_ = means @ self.whitening_
         self.n_features_ = features.shape[1]
         return self
@@ -160,8 +172,9 @@ def mahalanobis(features, *, training_features, training_labels):
 
     where :math:`\Sigma = \frac{1}{N}\sum_c \sum_{i: y_i = c}
     (x_i - \mu_c)(x_i - \mu_c)^\top` and :math:`\Sigma^{+}` is its
-    pseudo-inverse: directions without training variance are ignored (a
-    single training sample gives 0 everywhere).
+    pseudo-inverse: directions without training variance (eigenvalues below
+    ``max(1e-12, 10 d eps)`` times the largest) are ignored; a single
+    training sample gives 0 everywhere.
 
     Parameters
     ----------

@@ -22,6 +22,7 @@ from sklearn_selective.confidence import (
     mahalanobis,
     predict_with_confidence,
 )
+from sklearn_selective.confidence._feature_space import pseudo_inverse_cutoff
 from sklearn_selective.metrics import get_scorer
 
 
@@ -37,7 +38,9 @@ def _ref_mahalanobis(x, train, labels):
         d = row - means[label]
         sigma += np.outer(d, d)
     sigma /= len(train)
-    precision = np.linalg.pinv(sigma, hermitian=True)
+    eigenvalues = np.linalg.eigvalsh(sigma)
+    rcond = pseudo_inverse_cutoff(eigenvalues) / max(eigenvalues.max(), 1e-300)
+    precision = np.linalg.pinv(sigma, rcond=rcond, hermitian=True)
     return -min(float((x - means[c]) @ precision @ (x - means[c])) for c in classes)
 
 
@@ -88,6 +91,15 @@ def test_knn_distance_matches_transcription(data, k, normalize):
     )
     expected = [_ref_knn(row, train, k, normalize) for row in x]
     np.testing.assert_allclose(result, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_mahalanobis_ignores_a_direction_that_rounding_leaves_nonzero():
+    # The case the oldest supported scipy got wrong: a rank-1 covariance whose
+    # zero eigenvalue rounds to 9e-16, which pinvh kept (precision 1e15).
+    train, labels = [[0.0, 0.0, 0.0], [0.0, 2.0, 1.0]], [0, 0]
+    confidence = mahalanobis([[0.0, 0.0, 0.0]], training_features=train,
+                             training_labels=labels)  # fmt: skip
+    assert confidence == pytest.approx([-1.0], rel=1e-12)
 
 
 def test_mahalanobis_singular_covariance_ignores_constant_directions():
