@@ -330,13 +330,17 @@ def _monitor_rates(method, n_reference, n_chunk, repeats, n_resamples, seed=0):
     return realised, expected, alerts
 
 
-def bench_monitor(repeats, n_resamples):
+def bench_monitor(repeats, n_resamples, scale=1.0):
     print("\nPerformanceMonitor without shift (confidence_level = 0.95)")
     print(f"{'method':>14} {'n_ref/chunk':>12}  {'realised acc':>14}  "
           f"{'realised sel':>14}  {'expected acc':>14}  {'expected sel':>14}  "
           f"{'false alerts':>14}")  # fmt: skip
     for method in ("calibrated_ac", "atc"):
-        for n_reference, n_chunk in ((1500, 1500), (1500, 200), (10000, 200)):
+        for n_reference, n_chunk in (
+            (int(scale * 1500), int(scale * 1500)),
+            (int(scale * 1500), int(scale * 200)),
+            (int(scale * 10000), int(scale * 200)),
+        ):
             realised, expected, alerts = _monitor_rates(
                 method, n_reference, n_chunk, repeats, n_resamples
             )
@@ -363,6 +367,12 @@ def main():
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
     parser.add_argument(
+        "--monitor-scale",
+        type=float,
+        default=1.0,
+        help="multiply the monitor's reference and chunk sizes (a quick run)",
+    )
+    parser.add_argument(
         "--only",
         choices=["comparisons", "bootstrap", "failures", "groups", "monitor"],
         default=None,
@@ -381,7 +391,9 @@ def main():
     if options.only in (None, "groups"):
         bench_groups(options.repeats, options.sizes, options.bootstrap_resamples)
     if options.only in (None, "monitor"):
-        bench_monitor(options.repeats, min(options.n_resamples, 200))
+        bench_monitor(
+            options.repeats, min(options.n_resamples, 200), options.monitor_scale
+        )
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

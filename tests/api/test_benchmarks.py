@@ -15,7 +15,7 @@ TINY = {
     "bench_cli.py": ["--n", "1e3", "--n-resamples", "10", "--repeat", "1"],
     "bench_coverage.py": [
         "--repeats", "2", "--n-resamples", "20", "--sizes", "50",
-        "--bootstrap-resamples", "50",
+        "--bootstrap-resamples", "50", "--monitor-scale", "0.1",
     ],
     "bench_guarantees.py": ["--repeats", "2", "--sizes", "300"],
     "bench_confidence.py": [
