@@ -17,6 +17,19 @@ EM_MAX_ITER = 200
 EM_TOL = 1e-6
 
 
+def _em_step(scaled, proba, prior, weights):
+    """``sum_n w_n posterior_n`` for the current prior (two passes over the
+    arrays); a sample whose reweighted probabilities are all zero keeps its
+    own."""
+    norm = np.einsum("rnk,rk->rn", scaled, prior)
+    zero = ~(norm > 0)
+    share = np.where(zero, 0.0, weights / np.where(zero, 1.0, norm))
+    step = prior * np.einsum("rn,rnk->rk", share, scaled)
+    if zero.any():
+        step += np.einsum("rn,rnk->rk", weights * zero, proba)
+    return step
+
+
 def em_prior(proba, reference_prior, weights):
     """The chunk priors and reweighted posteriors, by EM, for each row.
 
@@ -32,17 +45,20 @@ def em_prior(proba, reference_prior, weights):
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         total = weights.sum(axis=1, keepdims=True)
+        # posterior ∝ proba * prior / reference_prior = scaled * prior
+        scaled = np.where(reference_prior[:, None, :] > 0, proba, 0.0)
+        scaled = (
+            scaled / np.where(reference_prior > 0, reference_prior, 1.0)[:, None, :]
+        )
         prior = reference_prior.copy()
         for _ in range(EM_MAX_ITER):
-            ratio = np.where(reference_prior > 0, prior / reference_prior, 0.0)
-            posterior = proba * ratio[:, None, :]
-            norm = posterior.sum(axis=-1, keepdims=True)
-            posterior = np.where(norm > 0, posterior / norm, proba)
-            updated = np.einsum("rn,rnk->rk", weights, posterior) / total
+            updated = _em_step(scaled, proba, prior, weights) / total
             done = np.nanmax(np.abs(updated - prior)) < EM_TOL
             prior = updated
             if done:
                 break
+        norm = np.einsum("rnk,rk->rn", scaled, prior)[..., None]
+        posterior = np.where(norm > 0, scaled * prior[:, None, :] / norm, proba)
     return prior, posterior
 
 
