@@ -302,6 +302,32 @@ class FeatureConfidence:
 
     model_output : str
         ``"features"``: it reads the inputs of the final step.
+
+    See Also
+    --------
+    fit_feature_confidence : Makes one.
+
+    References
+    ----------
+    .. [1] K. Lee, K. Lee, H. Lee, J. Shin. *A Simple Unified Framework for
+       Detecting Out-of-Distribution Samples and Adversarial Attacks.*
+       NeurIPS 2018, Eq. 1-2.
+    .. [2] Y. Sun, Y. Ming, X. Zhu, Y. Li. *Out-of-Distribution Detection with
+       Deep Nearest Neighbors.* ICML 2022, Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_selective.confidence import fit_feature_confidence
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = LogisticRegression(max_iter=1000).fit(X, y)
+    >>> csf = fit_feature_confidence("knn_distance", model, X,
+    ...                              csf_params={"n_neighbors": 10})
+    >>> csf.name, csf.n_training_samples
+    ('knn_distance', 150)
+    >>> bool(csf([[5.0, 3.4, 1.5, 0.2]])[0] > csf([[9.0, 1.0, 9.0, 0.1]])[0])
+    True
     """
 
     model_output = FEATURES
@@ -401,6 +427,14 @@ def fit_feature_confidence(csf, estimator, X, y=None, csf_params=None):
     See Also
     --------
     mahalanobis, knn_distance : The definitions.
+
+    References
+    ----------
+    .. [1] K. Lee, K. Lee, H. Lee, J. Shin. *A Simple Unified Framework for
+       Detecting Out-of-Distribution Samples and Adversarial Attacks.*
+       NeurIPS 2018, Eq. 1-2.
+    .. [2] Y. Sun, Y. Ming, X. Zhu, Y. Li. *Out-of-Distribution Detection with
+       Deep Nearest Neighbors.* ICML 2022, Sec. 3.
 
     Examples
     --------

@@ -311,3 +311,29 @@ def test_bad_csf_params_name_the_parameter(data):
         SelectiveClassifier(
             _pipeline(), csf="knn_distance", target_coverage=0.8, cv=2
         ).fit(X[:80], y[:80])
+
+
+def test_the_users_containers():
+    pd = pytest.importorskip("pandas")
+    X, y = make_classification(n_samples=200, n_features=4, random_state=3)
+    labels = np.array(["cat", "dog"])[y]
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(frame, labels)
+    on_arrays = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    reference = fit_feature_confidence("mahalanobis", on_arrays, X, y)
+    for name, params in (("mahalanobis", None), ("knn_distance", {"n_neighbors": 5})):
+        from_frame = fit_feature_confidence(name, model, frame, labels, params)
+        from_arrays = fit_feature_confidence(name, on_arrays, X, y, params)
+        y_pred, confidence = predict_with_confidence(model, frame[:20], from_frame)
+        assert set(y_pred) <= {"cat", "dog"}
+        _, expected = predict_with_confidence(on_arrays, X[:20], from_arrays)
+        np.testing.assert_allclose(confidence, expected, rtol=1e-12)
+    # float16 inputs are read as float64 (rounded as given), never overflow.
+    half = X.astype(np.float16)
+    _, low = predict_with_confidence(on_arrays, half[:20], reference)
+    assert low.dtype == np.float64 and np.isfinite(low).all()
+    clf = SelectiveClassifier(
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        csf="knn_distance", csf_params={"n_neighbors": 5}, target_coverage=0.8, cv=3,
+    ).fit(frame, labels)  # fmt: skip
+    assert clf.predict(frame[:5]).dtype.kind in "UO"

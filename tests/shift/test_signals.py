@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.stats import betabinom, mannwhitneyu
 from sklearn.datasets import load_digits
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -12,7 +13,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
-from sklearn_selective._shift._signals import InputSignals, _auc_test, _split_halves
+from sklearn_selective._shift._signals import (
+    InputSignals,
+    _auc_test,
+    _split_halves,
+    mean_band,
+)
 
 
 class _DistanceToMean:
@@ -194,3 +200,52 @@ def test_sparse_inputs_use_a_linear_domain_classifier():
     result = monitor.fit(X[200:300], y[200:300]).estimate(X[300:])
     assert isinstance(monitor._signals.drift_estimator_, LogisticRegression)
     assert np.isfinite(result.drift_score).all()
+
+
+# ----------------------------------------------------------------------------
+# The estimates' reference band
+# ----------------------------------------------------------------------------
+def test_mean_band_is_the_cornish_fisher_formula():
+    proxies = np.random.default_rng(6).beta(8.0, 1.0, size=300)
+    low, high = mean_band(proxies, 40, 0.05)
+    m = proxies.mean()
+    s2 = sum((p - m) ** 2 for p in proxies) / 300
+    m3 = sum((p - m) ** 3 for p in proxies) / 300
+    var = s2 * (1 / 40 + 1 / 300)
+    g = m3 * (1 / 40**2 - 1 / 300**2) / var**1.5
+    z = 1.959963984540054
+    assert low == pytest.approx(m + np.sqrt(var) * (-z + (z * z - 1) * g / 6))
+    assert high == pytest.approx(m + np.sqrt(var) * (z + (z * z - 1) * g / 6))
+    assert np.isnan(mean_band(proxies, 0, 0.05)).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [50, 200])
+def test_mean_band_holds_its_level_on_skewed_proxies(n):
+    # Proxies near one with a long lower tail (a few unsure samples), a fresh
+    # reference of 366 and a fresh chunk of n each time: the chunk's mean
+    # leaves the two-sided band at most alpha + 2 s.e. of the time.
+    rng = np.random.default_rng(7)
+    repeats, alpha = 4000, 0.05
+    left = 0
+    for _ in range(repeats):
+        reference = rng.beta(10.0, 0.7, size=366)
+        low, high = mean_band(reference, n, alpha)
+        mean = rng.beta(10.0, 0.7, size=n).mean()
+        left += not low <= mean <= high
+    se = np.sqrt(alpha * (1 - alpha) / repeats)
+    assert left / repeats <= alpha + 2 * se, left / repeats
+
+
+def test_inputs_with_nan_name_the_parameters_to_change():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    # A model that reads NaN; the default signals' estimators do not.
+    model = HistGradientBoostingClassifier(max_iter=20).fit(X[:150], y[:150])
+    X_ref = X[150:].copy()
+    X_ref[0, 1] = np.nan
+    with pytest.raises(ValueError, match="novelty_detector and drift_estimator"):
+        PerformanceMonitor(model).fit(X_ref, y[150:])
+    off = PerformanceMonitor(model, novelty_detector=None, drift_estimator=None)
+    assert np.isfinite(off.fit(X_ref, y[150:]).estimate(X_ref).accuracy).all()
