@@ -222,21 +222,26 @@ class _CalibratedAverageConfidence:
         ]
 
     @staticmethod
-    def _calibrated_pred(columns, chunk, rows):
+    def _calibrated_proba(columns, chunk, rows):
+        """The calibrated, renormalised probabilities ``(rows, n, k)``; a sample
+        calibrated to zero for every class keeps the model's probabilities."""
         calibrated = np.stack(
             [
                 column.predict(chunk.proba[:, j], rows)
                 for j, column in enumerate(columns)
             ],
             axis=-1,
-        )  # (rows, n, k)
-        total = calibrated.sum(axis=-1)
-        picked = np.take_along_axis(
-            calibrated, chunk.pred_index[None, :, None], axis=-1
-        )[..., 0]
-        # A sample calibrated to zero for every class keeps the model's probability.
+        )
+        total = calibrated.sum(axis=-1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, picked / total, chunk.proba_pred[None, :])
+            return np.where(total > 0, calibrated / total, chunk.proba[None])
+
+    @classmethod
+    def _calibrated_pred(cls, columns, chunk, rows):
+        calibrated = cls._calibrated_proba(columns, chunk, rows)
+        return np.take_along_axis(calibrated, chunk.pred_index[None, :, None], axis=-1)[
+            ..., 0
+        ]
 
     def proxies(self, chunk, rows):
         return (
@@ -265,26 +270,14 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
         hits = np.stack([counts[:, y_index == j].sum(axis=1) for j in range(k)], 1)
         self.prior = hits / hits.sum(axis=1, keepdims=True)
 
-    def _calibrated(self, chunk, rows):
-        calibrated = np.stack(
-            [
-                column.predict(chunk.proba[:, j], rows)
-                for j, column in enumerate(self.columns)
-            ],
-            axis=-1,
-        )  # (rows, n, k)
-        total = calibrated.sum(axis=-1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, calibrated / total, chunk.proba[None])
-
     def chunk_prior(self, chunk):
         """The chunk's class prior, by EM with the reference's fit."""
-        proba = self._calibrated(chunk, slice(0, 1))
+        proba = self._calibrated_proba(self.columns, chunk, slice(0, 1))
         prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
         return prior[0]
 
     def proxies(self, chunk, rows, weights=None):
-        proba = self._calibrated(chunk, rows)
+        proba = self._calibrated_proba(self.columns, chunk, rows)
         if weights is None:
             weights = np.ones(proba.shape[:2])
         weights = np.broadcast_to(np.asarray(weights, np.float64), proba.shape[:2])
