@@ -15,6 +15,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
+from .._utils._costs import check_costs
 from .._utils._held_out import HeldOutScoresMixin
 from .._utils._sklearn import (
     HasMethods,
@@ -34,7 +35,7 @@ from ..confidence._feature_space import fit_for_deployment, held_out_inference
 from ..confidence._model_output import classifier_inputs
 from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
-from ._cost import CALIBRATORS, check_costs, cost_decision, fit_cost_rule
+from ._cost import CALIBRATORS, cost_decision, fit_cost_rule
 from ._decisions import (
     check_reject_label,
     class_index,

@@ -750,7 +750,8 @@ def test_a_training_fold_without_a_class_gives_it_probability_zero():
     # it never saw probability 0, as cross_val_predict does.
     from sklearn.model_selection import cross_val_predict
 
-    from sklearn_selective._selective._cost import check_costs, fit_cost_rule
+    from sklearn_selective._selective._cost import fit_cost_rule
+    from sklearn_selective._utils._costs import check_costs
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))

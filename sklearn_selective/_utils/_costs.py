@@ -1,0 +1,43 @@
+"""Cost matrices and rejection costs, checked once for every product."""
+
+import numpy as np
+
+
+def check_costs(cost_matrix, rejection_cost, classes):
+    """Cost matrix ``(k, k)`` and rejection costs ``(k,)`` as float64 arrays."""
+    n_classes = len(classes)
+    if callable(cost_matrix):
+        cost_matrix = cost_matrix(classes)
+    for name, values in (
+        ("cost_matrix", cost_matrix),
+        ("rejection_cost", rejection_cost),
+    ):
+        if np.iscomplexobj(values):
+            raise ValueError(
+                f"{name} holds complex numbers; costs must be real (the imaginary "
+                "part would be dropped). Pass real values, e.g. np.real(costs)."
+            )
+    matrix = np.asarray(cost_matrix, dtype=np.float64)
+    if matrix.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"cost_matrix must have shape (n_classes, n_classes) = ({n_classes}, "
+            f"{n_classes}), rows and columns aligned with classes_ = "
+            f"{classes.tolist()}; got shape {matrix.shape}."
+        )
+    if rejection_cost is None:
+        raise ValueError(
+            "cost_matrix needs rejection_cost, the cost of abstaining (a scalar or "
+            "one value per true class); e.g. rejection_cost=0.3."
+        )
+    rejection = np.asarray(rejection_cost, dtype=np.float64)
+    if rejection.ndim == 0:
+        rejection = np.full(n_classes, float(rejection))
+    if rejection.shape != (n_classes,):
+        raise ValueError(
+            "rejection_cost must be a scalar or have one value per class "
+            f"({n_classes}, aligned with classes_); got shape {rejection.shape}."
+        )
+    for name, values in (("cost_matrix", matrix), ("rejection_cost", rejection)):
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(f"{name} must hold finite, non-negative costs.")
+    return matrix, rejection
