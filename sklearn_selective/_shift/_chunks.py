@@ -1,9 +1,11 @@
 """Splitting a stream of samples into chunks: by size, by number, or by time."""
 
+import warnings
 from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 
 class Chunks(NamedTuple):
@@ -166,3 +168,31 @@ def make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq):
     if timestamps is not None:
         return _by_time(n_samples, timestamps, freq)
     return _by_number(n_samples, 1)
+
+
+def undefined_reason(n_samples, n_accepted, min_chunk_size):
+    """Why a chunk's estimates are NaN (empty string when they are not)."""
+    if n_samples == 0:
+        return "no samples in this period"
+    if n_samples < min_chunk_size:
+        return f"{n_samples} samples < min_chunk_size={min_chunk_size}"
+    if n_accepted < min_chunk_size:
+        return (
+            f"selective accuracy and per-class values: {n_accepted} accepted "
+            f"samples < min_chunk_size={min_chunk_size}"
+        )
+    return ""
+
+
+def warn_undefined(reasons):
+    """One warning for all chunks too small for an estimate."""
+    flagged = np.flatnonzero(reasons != "")
+    if flagged.shape[0]:
+        warnings.warn(
+            f"{flagged.shape[0]} chunk(s) too small for an estimate (chunks "
+            f"{flagged[:5].tolist()}{'...' if flagged.shape[0] > 5 else ''}: "
+            f"{reasons[flagged[0]]}); their estimates are NaN, see "
+            "result.reason. Use larger chunks or a smaller min_chunk_size.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )

@@ -9,34 +9,12 @@ accepted samples (selective accuracy). So the point estimate, the bootstrap
 interval and the reference band are the same computation.
 """
 
-from typing import NamedTuple
-
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
 from ..metrics._core._group_stats import group_ties
 from ._functions import _atc_thresholds
 from ._label_shift import consistent_with_label_shift, em_prior
-
-
-class ModelOutputs(NamedTuple):
-    """What the monitor needs from the model, per sample."""
-
-    y_pred: np.ndarray  # predicted labels
-    pred_index: np.ndarray  # index of the prediction in classes_
-    score: np.ndarray  # CSF confidence (the acceptance score)
-    accepted: np.ndarray  # bool, exactly the estimator's predict_accept
-    proba: np.ndarray | None  # (n, k) class probabilities, when the method needs them
-
-    def take(self, indices):
-        return ModelOutputs(
-            *(None if value is None else value[indices] for value in self)
-        )
-
-    @property
-    def proba_pred(self):
-        """Probability of the predicted class (the MSP for an argmax prediction)."""
-        return self.proba[np.arange(self.proba.shape[0]), self.pred_index]
 
 
 # ----------------------------------------------------------------------------
@@ -171,6 +149,27 @@ class _IsotonicColumn:
         return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
 
 
+def per_class_calibrators(proba, y_index, counts):
+    """One-vs-rest isotonic calibration of every probability column, per row
+    of ``counts``."""
+    return [
+        _IsotonicColumn(proba[:, j], y_index == j, counts)
+        for j in range(proba.shape[1])
+    ]
+
+
+def calibrated_proba(columns, chunk, rows):
+    """The calibrated, renormalised probabilities ``(rows, n, k)`` of a chunk; a
+    sample calibrated to zero for every class keeps the model's probabilities."""
+    calibrated = np.stack(
+        [column.predict(chunk.proba[:, j], rows) for j, column in enumerate(columns)],
+        axis=-1,
+    )
+    total = calibrated.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, calibrated / total, chunk.proba[None])
+
+
 class _TopLabelCalibratedConfidence:
     """Average confidence after top-label isotonic calibration on the reference.
 
@@ -209,36 +208,14 @@ class _CalibratedAverageConfidence:
 
     def __init__(self, reference, correct, counts, y_index):
         accepted = reference.accepted
-        self.columns = self._calibrators(reference.proba, y_index, counts)
-        self.selective = self._calibrators(
+        self.columns = per_class_calibrators(reference.proba, y_index, counts)
+        self.selective = per_class_calibrators(
             reference.proba[accepted], y_index[accepted], counts[:, accepted]
         )
 
     @staticmethod
-    def _calibrators(proba, y_index, counts):
-        return [
-            _IsotonicColumn(proba[:, j], y_index == j, counts)
-            for j in range(proba.shape[1])
-        ]
-
-    @staticmethod
-    def _calibrated_proba(columns, chunk, rows):
-        """The calibrated, renormalised probabilities ``(rows, n, k)``; a sample
-        calibrated to zero for every class keeps the model's probabilities."""
-        calibrated = np.stack(
-            [
-                column.predict(chunk.proba[:, j], rows)
-                for j, column in enumerate(columns)
-            ],
-            axis=-1,
-        )
-        total = calibrated.sum(axis=-1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, calibrated / total, chunk.proba[None])
-
-    @classmethod
-    def _calibrated_pred(cls, columns, chunk, rows):
-        calibrated = cls._calibrated_proba(columns, chunk, rows)
+    def _calibrated_pred(columns, chunk, rows):
+        calibrated = calibrated_proba(columns, chunk, rows)
         return np.take_along_axis(calibrated, chunk.pred_index[None, :, None], axis=-1)[
             ..., 0
         ]
@@ -264,7 +241,7 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
     uses_chunk_weights = True
 
     def __init__(self, reference, correct, counts, y_index):
-        self.columns = self._calibrators(reference.proba, y_index, counts)
+        self.columns = per_class_calibrators(reference.proba, y_index, counts)
         k = reference.proba.shape[1]
         counts = np.asarray(counts, dtype=np.float64)
         hits = np.stack([counts[:, y_index == j].sum(axis=1) for j in range(k)], 1)
@@ -272,12 +249,12 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
 
     def chunk_prior(self, chunk):
         """The chunk's class prior, by EM with the reference's fit."""
-        proba = self._calibrated_proba(self.columns, chunk, slice(0, 1))
+        proba = calibrated_proba(self.columns, chunk, slice(0, 1))
         prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
         return prior[0]
 
     def proxies(self, chunk, rows, weights=None):
-        proba = self._calibrated_proba(self.columns, chunk, rows)
+        proba = calibrated_proba(self.columns, chunk, rows)
         if weights is None:
             weights = np.ones(proba.shape[:2])
         weights = np.broadcast_to(np.asarray(weights, np.float64), proba.shape[:2])
@@ -309,9 +286,9 @@ class FittedMethods:
         self.name = name
         self._data = (reference, correct, counts, y_index)
         self.fitted = {}
-        self.bands = self._get("calibrated_ac" if name == "auto" else name)
+        self.bands = self.get("calibrated_ac" if name == "auto" else name)
 
-    def _get(self, name):
+    def get(self, name):
         """The method ``name``, fitted on first use (``"auto"`` fits its EM
         adjustment only once a chunk's inputs move)."""
         if name not in self.fitted:
@@ -337,14 +314,14 @@ class FittedMethods:
             return self.bands, self.name, prior
         if not drifted:
             return self.bands, "calibrated_ac", np.nan
-        label_shift = self._get("label_shift_em")
+        label_shift = self.get("label_shift_em")
         prior = label_shift.chunk_prior(chunk)
         name = "calibrated_ac"
         if consistent_with_label_shift(
             *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"
-        return self._get(name), name, prior
+        return self.get(name), name, prior
 
 
 def estimates_for_rows(method, chunk, counts, rows):

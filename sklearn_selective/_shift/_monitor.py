@@ -1,12 +1,10 @@
 """Watching a deployed (abstaining) classifier without labels."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_random_state, column_or_1d
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._draws import _counts
@@ -16,17 +14,21 @@ from .._utils._sklearn import (
     Interval,
     StrOptions,
     fit_context,
-    num_samples,
     safe_indexing,
 )
-from ..confidence import predict_with_confidence
-from ._chunks import make_chunks
+from ._chunks import make_chunks, undefined_reason, warn_undefined
+from ._class_estimates import ClassValues, LazyClassEstimates
 from ._methods import (
     METHODS,
     FittedMethods,
-    ModelOutputs,
     estimates_for_rows,
     weighted_estimates,
+)
+from ._model_outputs import (
+    check_monitored,
+    estimator_costs,
+    model_outputs,
+    reference_labels,
 )
 from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
 from ._realised import fit_correctness, noise_variance, realised_interval
@@ -57,8 +59,11 @@ class PerformanceMonitor(BaseEstimator):
     - the estimated **selective accuracy**: the accuracy on the accepted
       samples only;
 
-    each estimate with a bootstrap interval; and two signals of the inputs,
-    which move when the model's confidence does not:
+    each estimate with a bootstrap interval; per class, the estimated
+    precision and recall among the accepted samples, and for a
+    ``SelectiveClassifier`` with ``cost_matrix`` the estimated mean cost per
+    sample, each with a prediction interval for its realised value; and two
+    signals of the inputs, which move when the model's confidence does not:
 
     - ``novel_share``: the share of the chunk an outlier detector fitted on
       the reference inputs flags;
@@ -199,6 +204,17 @@ class PerformanceMonitor(BaseEstimator):
     with the Cornish-Fisher correction for skewness (the means of small
     chunks are skewed).
 
+    The per-class precision and recall among the accepted samples, and the
+    cost, are ratios of expected counts under class probabilities calibrated
+    on the reference: the predicted class gets its top-label calibrated
+    probability (Platt scaling of correctness on the probability of the
+    predicted class, per predicted class [4]_), the other classes share the
+    rest in the proportions of their one-vs-rest isotonic calibrations; reweighted to
+    the chunk's class prior where ``chunk_method`` is ``"label_shift_em"``.
+    Their intervals are percentile intervals of realised values simulated by
+    drawing labels from these probabilities, refitted on every bootstrap
+    resample of the reference (see the user guide).
+
     ``alert`` is raised when any signal leaves its band: the two estimates'
     bands and, when used, ``novel_share`` (a Beta-binomial test of the share
     flagged, exact) and ``drift_score`` (a Mann-Whitney test of the domain
@@ -217,6 +233,8 @@ class PerformanceMonitor(BaseEstimator):
     .. [3] M. Saerens, P. Latinne, C. Decaestecker. *Adjusting the Outputs of
        a Classifier to New a Priori Probabilities: A Simple Procedure.*
        Neural Computation 14(1), 2002.
+    .. [4] C. Gupta, A. Ramdas. *Top-label calibration and multiclass-to-binary
+       reductions.* ICLR 2022 (the definition of top-label calibration).
 
     Examples
     --------
@@ -288,73 +306,15 @@ class PerformanceMonitor(BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------------------
-    # Model outputs
+    # Fit
     # ----------------------------------------------------------------------------
-    def _is_selective(self):
-        return hasattr(self.estimator, "predict_accept")
-
     def _needs_proba(self):
         return self.method == "auto" or METHODS[self.method].needs_proba
 
-    def _check_estimator(self):
-        check_is_fitted(self.estimator)
-        if self._is_selective() and self.csf is not None:
-            raise ValueError(
-                f"csf={self.csf!r} was given, but a {type(self.estimator).__name__} "
-                "decides acceptance with its own CSF; leave csf=None."
-            )
-        if self._needs_proba() and not hasattr(self.estimator, "predict_proba"):
-            raise ValueError(
-                f"method={self.method!r} needs predict_proba, which "
-                f"{type(self.estimator).__name__} does not provide; use "
-                "method='atc', which thresholds the CSF score."
-            )
-
     def _outputs(self, X, name):
-        n_samples = num_samples(X)
-        if n_samples == 0:
-            raise ValueError(f"{name} is empty; pass at least one sample.")
-        estimator = self.estimator
-        if self._is_selective():
-            y_pred, score = predict_with_confidence(estimator, X)
-            threshold = estimator.threshold_
-            if np.ndim(threshold) == 0:
-                accepted = score >= threshold
-            else:  # per-class thresholds: let the estimator decide
-                accepted = np.asarray(estimator.predict_accept(X), dtype=bool)
-        else:
-            y_pred, score = predict_with_confidence(
-                estimator, X, self.csf, self.csf_params
-            )
-            accepted = np.ones(score.shape[0], dtype=bool)
-        proba = None
-        if self._needs_proba():
-            proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        classes = estimator.classes_
-        pred_index = np.searchsorted(classes, y_pred)
-        return ModelOutputs(y_pred, pred_index, score, accepted, proba)
-
-    # ----------------------------------------------------------------------------
-    # Fit
-    # ----------------------------------------------------------------------------
-    def _check_reference_labels(self, y_reference, n_samples):
-        y = column_or_1d(y_reference, dtype=None)
-        if y.shape[0] != n_samples:
-            raise ValueError(
-                f"X_reference has {n_samples} samples but y_reference has "
-                f"{y.shape[0]} labels; pass one label per sample."
-            )
-        if y.dtype.kind == "f" and np.isnan(y).any():
-            raise ValueError("y_reference contains NaN; every label must be known.")
-        classes = self.estimator.classes_
-        unseen = ~np.isin(y, classes)
-        if unseen.any():
-            raise ValueError(
-                f"y_reference contains labels the estimator does not know: "
-                f"{np.unique(y[unseen]).tolist()[:5]} (classes_ = "
-                f"{list(classes)}). Check the label type (e.g. 0 vs '0.0')."
-            )
-        return y, np.searchsorted(classes, y)
+        return model_outputs(
+            self.estimator, X, name, self.csf, self.csf_params, self._needs_proba()
+        )
 
     def _reference_counts(self, n_samples, rng):
         blocks = [np.ones((1, n_samples), dtype=np.int64)]
@@ -379,10 +339,10 @@ class PerformanceMonitor(BaseEstimator):
         self : object
             The fitted monitor.
         """
-        self._check_estimator()
+        check_monitored(self.estimator, self.csf, self.method, self._needs_proba())
         reference = self._outputs(X_reference, "X_reference")
         n_samples = reference.score.shape[0]
-        y, y_index = self._check_reference_labels(y_reference, n_samples)
+        y, y_index = reference_labels(self.estimator, y_reference, n_samples)
         if not reference.accepted.any():
             raise ValueError(
                 "The estimator accepts none of the reference samples, so its "
@@ -396,6 +356,11 @@ class PerformanceMonitor(BaseEstimator):
         )
         self._methods = FittedMethods(self.method, reference, correct, counts, y_index)
         self._method = self._methods.bands
+        self._class_estimates = None
+        if reference.proba is not None:
+            self._class_estimates = LazyClassEstimates(
+                reference, y_index, counts, estimator_costs(self.estimator)
+            )
         self._band_proxies = self._reference_band_proxies(reference)
         accepted = reference.accepted
         self._correctness = (
@@ -534,7 +499,9 @@ class PerformanceMonitor(BaseEstimator):
             chunk = outputs.take(members)
             if sizes[c]:
                 values["coverage"][c] = chunk.accepted.mean()
-            reasons[c] = self._reason(sizes[c], int(chunk.accepted.sum()))
+            reasons[c] = undefined_reason(
+                sizes[c], int(chunk.accepted.sum()), self.min_chunk_size
+            )
             if sizes[c] < self.min_chunk_size:
                 continue
             drift_scores = None
@@ -556,7 +523,7 @@ class PerformanceMonitor(BaseEstimator):
             if chunk.accepted.sum() >= self.min_chunk_size:
                 self._store(values, c, chunk, 1, joint[1], refit[1], method)
             bands[c] = self._band(sizes[c], int(chunk.accepted.sum()))
-        self._warn_undefined(reasons)
+        warn_undefined(reasons)
         outside = {}
         for name, band in (
             ("accuracy", bands[:, 0]),
@@ -586,6 +553,7 @@ class PerformanceMonitor(BaseEstimator):
             alerted_by=alerted_by,
             chunk_method=chosen,
             class_prior=priors,
+            classes=self.classes_,
             partial=chunks.partial,
             reason=reasons,
             reference_accuracy=self.reference_accuracy_,
@@ -594,7 +562,27 @@ class PerformanceMonitor(BaseEstimator):
             _y_pred=outputs.y_pred,
             _accepted=outputs.accepted,
             _chunk_id=chunks.chunk_id,
+            _costs=estimator_costs(self.estimator),
+            _class_values=self._class_values(outputs, chunks.members, chosen),
             **values,
+        )
+
+    def _class_values(self, outputs, members, chosen):
+        """The per-class values of the chunks, computed when first read."""
+        if self._class_estimates is None:
+            return None
+        sizes = np.array([len(m) for m in members])
+        accepted = np.array([outputs.accepted[m].sum() for m in members])
+        return ClassValues(
+            self._class_estimates,
+            outputs,
+            members,
+            sizes >= self.min_chunk_size,
+            accepted >= self.min_chunk_size,
+            label_shift=chosen == "label_shift_em",
+            seed=self._seed,
+            confidence_level=self.confidence_level,
+            n_classes=self.classes_.shape[0],
         )
 
     def _store(self, values, c, chunk, selective, joint, refit, method):
@@ -620,28 +608,3 @@ class PerformanceMonitor(BaseEstimator):
             joint[0], refit[1:], variance, score.shape[0], self.confidence_level
         )
         values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
-
-    def _reason(self, n_samples, n_accepted):
-        if n_samples == 0:
-            return "no samples in this period"
-        if n_samples < self.min_chunk_size:
-            return f"{n_samples} samples < min_chunk_size={self.min_chunk_size}"
-        if n_accepted < self.min_chunk_size:
-            return (
-                f"selective accuracy: {n_accepted} accepted samples < "
-                f"min_chunk_size={self.min_chunk_size}"
-            )
-        return ""
-
-    @staticmethod
-    def _warn_undefined(reasons):
-        flagged = np.flatnonzero(reasons != "")
-        if flagged.shape[0]:
-            warnings.warn(
-                f"{flagged.shape[0]} chunk(s) too small for an estimate (chunks "
-                f"{flagged[:5].tolist()}{'...' if flagged.shape[0] > 5 else ''}: "
-                f"{reasons[flagged[0]]}); their estimates are NaN, see "
-                "result.reason. Use larger chunks or a smaller min_chunk_size.",
-                UndefinedMetricWarning,
-                stacklevel=3,
-            )

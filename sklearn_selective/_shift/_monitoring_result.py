@@ -8,6 +8,7 @@ from sklearn.utils import column_or_1d
 
 from .._utils._plain import plain
 from .._utils._validation import check_labels_match_classes
+from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
 RESULT_ARRAYS = (
@@ -32,10 +33,19 @@ FRAME_COLUMNS = (
     "stop",
     "n_samples",
     *RESULT_ARRAYS,
+    *COST_ARRAYS,
     "alert",
     "alerted_by",
     "chunk_method",
 )
+
+
+def _class_property(name):
+    """A per-class value (or the cost) of the result, computed when first read."""
+    return property(
+        lambda self: self._class_value(name),
+        doc=f"``{name}``: see the class attributes (computed when first read).",
+    )
 
 
 @dataclasses.dataclass(repr=False, eq=False)
@@ -115,6 +125,35 @@ ndarray of shape (n_chunks,)
         ``method="label_shift_em"``, and with ``"auto"`` for the chunks whose
         ``drift_score`` alerted; NaN otherwise.
 
+    classes : ndarray of shape (n_classes,)
+        The estimator's classes (the columns of the per-class arrays).
+
+    selective_precision, selective_precision_lower, \
+selective_precision_upper : ndarray of shape (n_chunks, n_classes)
+        Estimated precision of each class among the accepted samples (the
+        share of accepted predictions of the class that are right), and a
+        prediction interval at ``confidence_level`` for its realised value.
+        NaN where the chunk has no accepted prediction of the class, fewer
+        than ``min_chunk_size`` accepted samples, or no class probabilities.
+
+    selective_recall, selective_recall_lower, selective_recall_upper : \
+ndarray of shape (n_chunks, n_classes)
+        Estimated recall of each class among the accepted samples (the share
+        of accepted samples of the true class predicted as it), and a
+        prediction interval for its realised value. The estimates use the
+        class probabilities calibrated on the reference (reweighted to the
+        chunk's ``class_prior`` where ``chunk_method`` is
+        ``"label_shift_em"``); each interval covers the realised value when
+        they are calibrated on the chunk (see ``PerformanceMonitor``, Notes).
+
+    cost, cost_lower, cost_upper : ndarray of shape (n_chunks,)
+        For a ``SelectiveClassifier`` with ``cost_matrix``: the estimated mean
+        cost per sample of the chunk (``cost_matrix[y, prediction]`` for an
+        accepted sample, ``rejection_cost`` of the true class for a rejected
+        one) and a prediction interval for its realised value; NaN otherwise.
+        The per-class values and the cost are computed the first time one of
+        them is read.
+
     alerted_by : ndarray of shape (n_chunks,), dtype=object
         The signals that raised the alert, comma-separated, among
         ``"accuracy"``, ``"selective_accuracy"``, ``"novel_share"`` and
@@ -133,12 +172,21 @@ ndarray of shape (n_chunks,)
 (n_chunks,) or None
         The accuracies measured once labels are known (:meth:`with_labels`).
 
+    realised_selective_precision, realised_selective_recall : ndarray of \
+shape (n_chunks, n_classes) or None
+        The per-class values measured once labels are known.
+
+    realised_cost : ndarray of shape (n_chunks,) or None
+        The mean cost per sample measured once labels are known (NaN without
+        ``cost_matrix``, or for a chunk with a label outside ``classes``).
+
     See Also
     --------
     PerformanceMonitor : Produces this result.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn_selective import PerformanceMonitor
@@ -151,6 +199,10 @@ ndarray of shape (n_chunks,)
     >>> result = result.with_labels(y)
     >>> result.realised_accuracy
     array([1.  , 0.96, 0.92])
+    >>> result.selective_precision.shape  # chunks x classes
+    (3, 3)
+    >>> np.isnan(result.selective_precision[0])  # 50 irises, all predicted setosa
+    array([False,  True,  True])
     >>> list(result.to_frame().columns[:4])
     ['start', 'stop', 'n_samples', 'coverage']
     """
@@ -181,6 +233,7 @@ ndarray of shape (n_chunks,)
     alerted_by: np.ndarray
     chunk_method: np.ndarray
     class_prior: np.ndarray
+    classes: np.ndarray
     partial: np.ndarray
     reason: np.ndarray
     reference_accuracy: float
@@ -188,9 +241,31 @@ ndarray of shape (n_chunks,)
     reference_coverage: float
     realised_accuracy: np.ndarray | None = None
     realised_selective_accuracy: np.ndarray | None = None
+    realised_selective_precision: np.ndarray | None = None
+    realised_selective_recall: np.ndarray | None = None
+    realised_cost: np.ndarray | None = None
+    _costs: tuple | None = None
+    _class_values: object = None  # ClassValues, computed when first read
     _y_pred: np.ndarray | None = None
     _accepted: np.ndarray | None = None
     _chunk_id: np.ndarray | None = None
+
+    def _class_value(self, name):
+        no_costs = name in COST_ARRAYS and self._costs is None
+        if self._class_values is None or no_costs:  # NaN: nothing to compute
+            shape = (self.n_chunks, self.classes.shape[0])
+            return np.full(shape if name in CLASS_ARRAYS else shape[0], np.nan)
+        return self._class_values.get()[name]
+
+    selective_precision = _class_property("selective_precision")
+    selective_precision_lower = _class_property("selective_precision_lower")
+    selective_precision_upper = _class_property("selective_precision_upper")
+    selective_recall = _class_property("selective_recall")
+    selective_recall_lower = _class_property("selective_recall_lower")
+    selective_recall_upper = _class_property("selective_recall_upper")
+    cost = _class_property("cost")
+    cost_lower = _class_property("cost_lower")
+    cost_upper = _class_property("cost_upper")
 
     def _alerted(self, signal):
         """Whether ``signal`` raised each chunk's alert."""
@@ -213,9 +288,8 @@ ndarray of shape (n_chunks,)
         Returns
         -------
         result : MonitoringResult
-            The same estimates with ``realised_accuracy`` and
-            ``realised_selective_accuracy`` filled in (NaN for a chunk without
-            samples, or without accepted samples).
+            The same estimates with the ``realised_*`` values filled in (NaN
+            for a chunk without samples, or without accepted samples).
         """
         y = column_or_1d(y, dtype=None)
         if y.shape[0] != self._y_pred.shape[0]:
@@ -239,9 +313,39 @@ ndarray of shape (n_chunks,)
         with np.errstate(invalid="ignore", divide="ignore"):
             realised = np.where(n > 0, hits / n, np.nan)
             selective = np.where(n_accepted > 0, accepted_hits / n_accepted, np.nan)
+        precision, recall, cost = self._realised_class_values(y)
         return dataclasses.replace(
-            self, realised_accuracy=realised, realised_selective_accuracy=selective
+            self,
+            realised_accuracy=realised,
+            realised_selective_accuracy=selective,
+            realised_selective_precision=precision,
+            realised_selective_recall=recall,
+            realised_cost=cost,
         )
+
+    def _realised_class_values(self, y):
+        """Per-class selective precision and recall, and mean cost, of each
+        chunk (labels outside ``classes`` get index -1)."""
+        classes = self.classes
+        position = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
+        y_index = np.where(classes[position] == y, position, -1)
+        pred_index = np.searchsorted(classes, self._y_pred)
+        n_classes = classes.shape[0]
+        precision = np.full((self.n_chunks, n_classes), np.nan)
+        recall = np.full((self.n_chunks, n_classes), np.nan)
+        cost = np.full(self.n_chunks, np.nan)
+        for c in range(self.n_chunks):  # one pass per chunk, vectorised within
+            members = self._chunk_id == c
+            if members.any():
+                values = realised_class_values(
+                    y_index[None, members],
+                    pred_index[members],
+                    self._accepted[members],
+                    n_classes,
+                    self._costs,
+                )
+                precision[c], recall[c], cost[c] = (v[0] for v in values)
+        return precision, recall, cost
 
     def to_dict(self):
         """The result as plain, JSON-serialisable Python values.
@@ -252,15 +356,18 @@ ndarray of shape (n_chunks,)
             ``method``, ``confidence_level``, the reference values
             (``reference_accuracy``, ``reference_selective_accuracy``,
             ``reference_coverage``) and ``chunks``: one dictionary per chunk
-            with the columns of :meth:`to_frame` and ``class_prior`` (a list,
-            one value per class). Times are ISO 8601 text (with their offset
-            when time-zone aware), ``nan`` is ``None``.
+            with the columns of :meth:`to_frame`, and ``class_prior`` and the
+            per-class arrays (lists, one value per class). Times are ISO 8601
+            text (with their offset when time-zone aware), ``nan`` is ``None``.
         """
         columns = self._columns()
         chunks = [
             {
                 **{name: values[c] for name, values in columns.items()},
-                "class_prior": self.class_prior[c].tolist(),
+                **{
+                    name: getattr(self, name)[c].tolist()
+                    for name in ("class_prior", *self._class_columns())
+                },
             }
             for c in range(self.n_chunks)
         ]
@@ -271,6 +378,7 @@ ndarray of shape (n_chunks,)
                 "reference_accuracy": self.reference_accuracy,
                 "reference_selective_accuracy": self.reference_selective_accuracy,
                 "reference_coverage": self.reference_coverage,
+                "classes": self.classes.tolist(),
                 "chunks": chunks,
             }
         )
@@ -297,10 +405,26 @@ ndarray of shape (n_chunks,)
         if self.realised_accuracy is not None:
             columns["realised_accuracy"] = self.realised_accuracy
             columns["realised_selective_accuracy"] = self.realised_selective_accuracy
+            columns["realised_cost"] = self.realised_cost
         return columns
 
-    def to_frame(self):
-        """The chunks as a pandas DataFrame, one row per chunk.
+    def _class_columns(self):
+        names = list(CLASS_ARRAYS)
+        if self.realised_selective_precision is not None:
+            names += ["realised_selective_precision", "realised_selective_recall"]
+        return names
+
+    def to_frame(self, *, per_class=False):
+        """The chunks as a pandas DataFrame, one row per chunk (or per chunk
+        and class).
+
+        Parameters
+        ----------
+        per_class : bool, default=False
+            One row per chunk and class instead, with columns ``chunk``,
+            ``class``, the ``selective_precision*`` and ``selective_recall*``
+            estimates and intervals, and the realised values once labels are
+            known.
 
         Returns
         -------
@@ -310,14 +434,24 @@ ndarray of shape (n_chunks,)
             ``selective_accuracy``, ``selective_accuracy_lower``,
             ``selective_accuracy_upper``, the ``expected_*`` intervals,
             ``novel_share``, ``novel_share_limit``, ``drift_score``,
-            ``drift_threshold``, ``alert``, ``alerted_by``, ``chunk_method``,
-            then ``partial`` and
-            ``reason``, and ``realised_accuracy`` and
-            ``realised_selective_accuracy`` once labels are known.
+            ``drift_threshold``, ``cost``, ``cost_lower``, ``cost_upper``,
+            ``alert``, ``alerted_by``, ``chunk_method``, then ``partial`` and
+            ``reason``, and ``realised_accuracy``,
+            ``realised_selective_accuracy`` and ``realised_cost`` once labels
+            are known.
         """
         import pandas as pd
 
-        return pd.DataFrame(self._columns())
+        if not per_class:
+            return pd.DataFrame(self._columns())
+        n_classes = self.classes.shape[0]
+        columns = {
+            "chunk": np.repeat(np.arange(self.n_chunks), n_classes),
+            "class": np.tile(self.classes, self.n_chunks),
+        }
+        for name in self._class_columns():
+            columns[name] = getattr(self, name).ravel()
+        return pd.DataFrame(columns)
 
     def _rows(self, limit):
         header = (

@@ -540,4 +540,7 @@ def test_to_dict_and_to_json_with_tz_aware_times(setting):
     assert first["n_samples"] == result.n_samples[0]
     assert first["accuracy"] == result.accuracy[0]
     assert first["realised_accuracy"] == result.realised_accuracy[0]
-    assert set(first) == {*result.to_frame().columns, "class_prior"}
+    per_class = set(result.to_frame(per_class=True).columns) - {"chunk", "class"}
+    assert set(first) == {*result.to_frame().columns, "class_prior", *per_class}
+    assert first["selective_recall"] == result.selective_recall[0].tolist()
+    assert data["classes"] == result.classes.tolist()

@@ -1,0 +1,389 @@
+"""Per-class selective precision and recall, and the mean cost, of the monitor
+(issue 27, item 3)."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import precision_score, recall_score
+
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._shift._class_estimates import (
+    _draw_labels,
+    _expected_values,
+    _logit,
+    _PlattColumn,
+    _with_top_label,
+    realised_class_values,
+)
+
+COSTS = (
+    np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]]),
+    np.array([0.5, 0.3, 0.5]),
+)
+
+
+# ----------------------------------------------------------------------------
+# Slow transcriptions of the definitions
+# ----------------------------------------------------------------------------
+def _slow_realised(y_index, pred_index, accepted, n_classes, costs):
+    precision, recall = np.full(n_classes, np.nan), np.full(n_classes, np.nan)
+    for k in range(n_classes):
+        predicted = [
+            i for i in range(len(pred_index)) if accepted[i] and pred_index[i] == k
+        ]
+        if predicted:
+            precision[k] = np.mean([y_index[i] == k for i in predicted])
+        of_class = [i for i in range(len(y_index)) if accepted[i] and y_index[i] == k]
+        if of_class:
+            recall[k] = np.mean([pred_index[i] == k for i in of_class])
+    cost = np.nan
+    if costs is not None and all(y >= 0 for y in y_index):
+        matrix, rejection = costs
+        cost = np.mean(
+            [
+                matrix[y, p] if a else rejection[y]
+                for y, p, a in zip(y_index, pred_index, accepted, strict=True)
+            ]
+        )
+    return precision, recall, cost
+
+
+def _slow_expected(proba, pred_index, accepted, costs):
+    n_classes = proba.shape[1]
+    precision, recall = np.full(n_classes, np.nan), np.full(n_classes, np.nan)
+    for k in range(n_classes):
+        hits = sum(
+            proba[i, k]
+            for i in range(len(pred_index))
+            if accepted[i] and pred_index[i] == k
+        )
+        predicted = sum(
+            1 for i in range(len(pred_index)) if accepted[i] and pred_index[i] == k
+        )
+        expected = sum(proba[i, k] for i in range(len(pred_index)) if accepted[i])
+        if predicted:
+            precision[k] = hits / predicted
+        if expected > 0:
+            recall[k] = hits / expected
+    cost = np.nan
+    if costs is not None:
+        matrix, rejection = costs
+        cost = np.mean(
+            [
+                sum(
+                    proba[i, y] * (matrix[y, p] if a else rejection[y])
+                    for y in range(n_classes)
+                )
+                for i, (p, a) in enumerate(zip(pred_index, accepted, strict=True))
+            ]
+        )
+    return precision, recall, cost
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40])
+@pytest.mark.parametrize("seed", range(15))
+def test_realised_values_match_their_definition(n, seed):
+    rng = np.random.default_rng(seed)
+    k = 3
+    y_index = rng.integers(-1 if seed % 3 == 0 else 0, k, (4, n))
+    pred_index = rng.integers(0, k, n)
+    accepted = rng.random(n) < (0.0 if seed == 1 else 0.7)
+    for costs in (None, COSTS):
+        got = realised_class_values(y_index, pred_index, accepted, k, costs)
+        for row in range(4):
+            expected = _slow_realised(y_index[row], pred_index, accepted, k, costs)
+            for g, e in zip(got, expected, strict=True):
+                np.testing.assert_allclose(g[row], e, rtol=1e-12, atol=1e-15)
+
+
+def test_realised_values_agree_with_scikit_learn():
+    rng = np.random.default_rng(0)
+    y, pred = rng.integers(0, 4, 300), rng.integers(0, 4, 300)
+    accepted = rng.random(300) < 0.6
+    precision, recall, _ = realised_class_values(y[None], pred, accepted, 4, None)
+    kwargs = {"labels": range(4), "average": None, "zero_division": np.nan}
+    np.testing.assert_allclose(
+        precision[0], precision_score(y[accepted], pred[accepted], **kwargs)
+    )
+    np.testing.assert_allclose(
+        recall[0], recall_score(y[accepted], pred[accepted], **kwargs)
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 50])
+@pytest.mark.parametrize("seed", range(15))
+def test_expected_values_match_their_definition(n, seed):
+    rng = np.random.default_rng(seed)
+    proba = rng.dirichlet(np.ones(3) * (0.2 if seed % 2 else 2.0), n)
+    if seed % 4 == 0:
+        proba[:, 2] = 0.0  # a class without weight: undefined recall
+        proba /= proba.sum(axis=1, keepdims=True)
+    pred_index = rng.integers(0, 3, n)
+    accepted = rng.random(n) < (1.0 if seed == 2 else 0.6)
+    for costs in (None, COSTS):
+        got = _expected_values(proba[None], pred_index, accepted, costs)
+        expected = _slow_expected(proba, pred_index, accepted, costs)
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-15)
+
+
+def test_the_estimates_are_the_expected_realised_values():
+    # Drawing the labels from the probabilities: the mean realised precision is
+    # the estimate (its denominator is fixed), and so is the mean cost.
+    rng = np.random.default_rng(1)
+    n, k = 30, 3
+    proba = rng.dirichlet(np.ones(k), n)
+    pred_index = proba.argmax(axis=1)
+    accepted = rng.random(n) < 0.8
+    labels = _draw_labels(rng, np.broadcast_to(proba, (20_000, n, k)))
+    shares = np.stack([(labels == j).mean(axis=0) for j in range(k)], axis=1)
+    np.testing.assert_allclose(shares, proba, atol=0.015)
+    precision, _, cost = realised_class_values(labels, pred_index, accepted, k, COSTS)
+    expected = _expected_values(proba[None], pred_index, accepted, COSTS)
+    np.testing.assert_allclose(np.nanmean(precision, axis=0), expected[0], atol=0.01)
+    np.testing.assert_allclose(cost.mean(), expected[2], atol=0.01)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_platt_scaling_matches_scikit_learn_with_platt_targets(seed):
+    # Platt's smoothed targets as soft labels: two weighted copies of each
+    # sample, one per outcome; the same fit per row of bootstrap counts.
+    rng = np.random.default_rng(seed)
+    n = 200
+    p = rng.uniform(0.34, 0.9999, n)
+    y = rng.random(n) < 1 / (1 + np.exp(-(rng.normal() + 2 * _logit(p))))
+    counts = rng.multinomial(n, np.ones(n) / n, size=3)
+    column = _PlattColumn(p, y, np.r_[np.ones((1, n)), counts])
+    for row, w in enumerate(np.r_[np.ones((1, n)), counts]):
+        positives = (w * y).sum()
+        negatives = w.sum() - positives
+        t = np.where(y, (positives + 1) / (positives + 2), 1 / (negatives + 2))
+        X = np.r_[_logit(p), _logit(p)][:, None]
+        model = LogisticRegression(C=1e12, tol=1e-10, max_iter=10_000)
+        model.fit(
+            X, np.r_[np.ones(n), np.zeros(n)], sample_weight=np.r_[w * t, w * (1 - t)]
+        )
+        assert column.a[row] == pytest.approx(model.intercept_[0], abs=1e-4)
+        assert column.b[row] == pytest.approx(model.coef_[0, 0], abs=1e-4)
+
+
+def test_platt_scaling_stays_finite_and_refuses_empty_rows():
+    column = _PlattColumn(
+        np.full(20, 0.9), np.ones(20, bool), np.r_[[np.ones(20)], [np.zeros(20)]]
+    )
+    assert column.predict(np.array([0.9]), slice(0, 1))[0, 0] == pytest.approx(21 / 22)
+    assert np.isnan(column.predict(np.array([0.9]), slice(1, 2))).all()
+
+
+def test_top_label_probabilities():
+    proba = np.array([[[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]]])
+    got = _with_top_label(proba, np.array([[0.6, 0.7]]), np.array([1, 1]))
+    np.testing.assert_allclose(got, [[[0.16, 0.6, 0.24], [0.15, 0.7, 0.15]]])
+    np.testing.assert_allclose(got.sum(axis=-1), 1.0)
+
+
+# ----------------------------------------------------------------------------
+# In the monitor
+# ----------------------------------------------------------------------------
+def _population(seed):
+    rng = np.random.default_rng(seed)
+    weights, bias = rng.normal(size=(5, 3)), rng.normal(size=3)
+
+    def draw(n, priors=None):
+        X = rng.normal(size=(n if priors is None else 15 * n, 5))
+        logits = X @ weights + bias
+        proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+        proba /= proba.sum(axis=1, keepdims=True)
+        y = (rng.random((X.shape[0], 1)) > proba.cumsum(axis=1)).sum(axis=1)
+        if priors is not None:  # label shift: rejection sampling on y
+            ratio = np.asarray(priors) / (np.bincount(y, minlength=3) / y.shape[0])
+            keep = rng.random(y.shape[0]) < ratio[y] / ratio.max()
+            X, y = X[keep][:n], y[keep][:n]
+        return X, y
+
+    return draw
+
+
+def _fitted(draw, costs=False, n_reference=500):
+    model = FrozenEstimator(LogisticRegression().fit(*draw(1000)))
+    if costs:
+        clf = SelectiveClassifier(model, cost_matrix=COSTS[0], rejection_cost=COSTS[1])
+    else:
+        clf = SelectiveClassifier(model, target_coverage=0.8)
+    X_ref, y_ref = draw(n_reference)
+    return clf.fit(X_ref, y_ref), X_ref, y_ref
+
+
+def _monitor(clf, **kwargs):
+    kwargs = {"novelty_detector": None, "drift_estimator": None, **kwargs}
+    return PerformanceMonitor(clf, **kwargs)
+
+
+def test_realised_values_in_the_result_match_scikit_learn():
+    draw = _population(0)
+    clf, X_ref, y_ref = _fitted(draw, costs=True)
+    X, y = draw(300)
+    result = _monitor(clf, n_resamples=0).fit(X_ref, y_ref).estimate(X, n_chunks=3)
+    result = result.with_labels(y)
+    pred, accepted = clf.predict(X), clf.predict_accept(X)
+    kwargs = {"labels": clf.classes_, "average": None, "zero_division": np.nan}
+    for c in range(3):
+        rows = slice(100 * c, 100 * (c + 1))
+        y_c, pred_c, acc_c = y[rows], pred[rows], accepted[rows]
+        np.testing.assert_allclose(
+            result.realised_selective_precision[c],
+            precision_score(y_c[acc_c], pred_c[acc_c], **kwargs),
+        )
+        np.testing.assert_allclose(
+            result.realised_selective_recall[c],
+            recall_score(y_c[acc_c], pred_c[acc_c], **kwargs),
+        )
+        each = np.where(acc_c, COSTS[0][y_c, pred_c], COSTS[1][y_c])
+        assert result.realised_cost[c] == pytest.approx(each.mean())
+
+
+def test_string_labels_and_a_label_outside_the_classes():
+    draw = _population(1)
+    names = np.array(["cat", "cow", "dog"])
+    X_train, y_train = draw(600)
+    model = LogisticRegression().fit(X_train, names[y_train])
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
+    X_ref, y_ref = draw(400)
+    clf.fit(X_ref, names[y_ref])
+    X, y = draw(100)
+    monitor = _monitor(clf, n_resamples=20, random_state=0).fit(X_ref, names[y_ref])
+    result = monitor.estimate(X)
+    assert result.selective_precision.shape == (1, 3)
+    labels = names[y].astype(object)
+    labels[0] = "emu"  # a new class: a wrong prediction, of no class
+    realised = result.with_labels(labels)
+    accepted = clf.predict_accept(X)
+    pred = clf.predict(X)
+    kwargs = {"labels": names, "average": None, "zero_division": np.nan}
+    np.testing.assert_allclose(
+        realised.realised_selective_precision[0],
+        precision_score(labels[accepted], pred[accepted], **kwargs),
+    )
+    assert np.isnan(realised.realised_cost[0])  # no cost matrix
+    frame = realised.to_frame(per_class=True)
+    assert list(frame["class"]) == list(names)
+    np.testing.assert_array_equal(
+        frame["realised_selective_precision"], realised.realised_selective_precision[0]
+    )
+    np.testing.assert_array_equal(frame["selective_recall"], result.selective_recall[0])
+
+
+def test_without_probabilities_or_costs_the_values_are_nan():
+    draw = _population(2)
+    clf, X_ref, y_ref = _fitted(draw)
+    X, _ = draw(100)
+    result = _monitor(clf, n_resamples=10, random_state=0).fit(X_ref, y_ref)
+    result = result.estimate(X)
+    assert np.isnan(result.cost).all() and np.isnan(result.cost_lower).all()
+    assert np.isfinite(result.selective_recall).all()
+    too_few = _monitor(clf, n_resamples=10, random_state=0, min_chunk_size=90)
+    with pytest.warns(UserWarning, match="too small"):
+        small = too_few.fit(X_ref, y_ref).estimate(X, chunk_size=50)
+    assert np.isnan(small.selective_precision).all()
+
+
+def test_the_cost_on_the_reference_is_the_classifier_cost():
+    # On the reference itself, the expected cost by the reference calibration
+    # is close to the cost the SelectiveClassifier measured on it (not equal:
+    # the one-vs-rest calibration is renormalised, and the cost weighs the
+    # classes' probabilities unequally).
+    draw = _population(3)
+    clf, X_ref, y_ref = _fitted(draw, costs=True, n_reference=2000)
+    monitor = _monitor(clf, n_resamples=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X_ref).with_labels(y_ref)
+    assert result.realised_cost[0] == pytest.approx(clf.cost_)
+    assert result.cost[0] == pytest.approx(clf.cost_, abs=0.02)
+
+
+def test_label_shift_adjustment_moves_the_per_class_estimates():
+    draw = _population(4)
+    clf, X_ref, y_ref = _fitted(draw, n_reference=2000)
+    X, y = draw(3000, priors=(0.7, 0.2, 0.1))
+    errors = {}
+    for method in ("calibrated_ac", "label_shift_em"):
+        monitor = _monitor(clf, method=method, n_resamples=0).fit(X_ref, y_ref)
+        result = monitor.estimate(X).with_labels(y)
+        errors[method] = np.nanmean(
+            np.abs(result.selective_recall - result.realised_selective_recall)
+        ) + np.nanmean(
+            np.abs(result.selective_precision - result.realised_selective_precision)
+        )
+    assert errors["label_shift_em"] < 0.5 * errors["calibrated_ac"], errors
+
+
+def _coverage(n_chunk, repeats, costs, seed=0):
+    """Per quantity, the share of realised values inside their intervals in
+    each repetition (10 chunks)."""
+    covered = {"selective_precision": [], "selective_recall": [], "cost": []}
+    for repeat in range(repeats):
+        draw = _population(seed + repeat)
+        clf, X_ref, y_ref = _fitted(draw, costs=costs)
+        X, y = draw(10 * n_chunk)
+        monitor = _monitor(clf, n_resamples=200, random_state=repeat)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=n_chunk)
+        result = result.with_labels(y)
+        for name, kept in covered.items():
+            low, high = (
+                getattr(result, f"{name}_lower"),
+                getattr(result, f"{name}_upper"),
+            )
+            value = getattr(result, f"realised_{name}")
+            defined = np.isfinite(low) & np.isfinite(value)
+            low, high, value = low[defined], high[defined], value[defined]
+            kept.append(np.mean((low <= value) & (value <= high)))
+    return covered
+
+
+def _mean_and_se(rates):
+    rates = np.asarray(rates)
+    return rates.mean(), rates.std(ddof=1) / np.sqrt(rates.shape[0])
+
+
+def test_intervals_cover_the_realised_values_quick():
+    # 4 repetitions of 10 chunks of 50: a loose check that the intervals hold
+    # label noise (the slow test and bench_coverage.py are the real ones).
+    for name, rates in _coverage(50, repeats=4, costs=True).items():
+        assert 0.85 <= np.mean(rates) <= 1.0, (name, np.mean(rates))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_chunk", [50, 200])
+def test_intervals_cover_the_realised_values(n_chunk):
+    # 20 repetitions (a fresh population, model, reference of 500 and 10
+    # chunks each); the standard error is over repetitions. At 50 samples the
+    # intervals are conservative (a precision over a dozen predictions takes
+    # a dozen values, and the interval keeps its end values): at most 0.985.
+    rates = _coverage(n_chunk, repeats=20, costs=True, seed=1000)
+    for name, values in rates.items():
+        mean, se = _mean_and_se(values)
+        high = 0.985 if n_chunk == 50 else 0.95 + 2 * se
+        assert 0.95 - 2 * se <= mean <= high, (name, mean, se)
+
+
+def test_values_are_computed_once_when_first_read_and_survive_copies():
+    draw = _population(5)
+    clf, X_ref, y_ref = _fitted(draw, costs=True)
+    X, y = draw(200)
+    monitor = _monitor(clf, n_resamples=30, random_state=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X, n_chunks=2)
+    again = monitor.estimate(X, n_chunks=2)
+    labelled = result.with_labels(y)  # before the first read
+    first = result.selective_recall_lower
+    assert first is result.selective_recall_lower  # computed once
+    np.testing.assert_array_equal(first, again.selective_recall_lower)
+    np.testing.assert_array_equal(first, labelled.selective_recall_lower)
+    restored = pickle.loads(pickle.dumps(labelled))
+    np.testing.assert_array_equal(restored.cost_upper, result.cost_upper)
+    monitor.fit(X, y)  # refitting the monitor does not change earlier results
+    np.testing.assert_array_equal(labelled.cost, result.cost)
