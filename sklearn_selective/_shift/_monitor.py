@@ -413,7 +413,8 @@ class PerformanceMonitor(BaseEstimator):
 
         Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
         ``joint`` resamples the reference and the chunk together, ``refit``
-        resamples the reference only (the chunk's samples weigh one each).
+        resamples the reference (the chunk's samples weigh one each, but a
+        method fitted on the chunk too is fitted on its resample).
         """
         n_samples = chunk.score.shape[0]
         point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
@@ -423,14 +424,14 @@ class PerformanceMonitor(BaseEstimator):
         weighted = getattr(method, "uses_chunk_weights", False)
         for counts in _resample_counts(rng, n_samples, self.n_resamples):
             rows = slice(row, row + counts.shape[0])
-            shared = method.proxies(chunk, rows)  # the chunk as it is
             # A method fitted on the chunk too (its class prior) refits on the
-            # chunk's resamples; the others share the proxies.
-            resampled = method.proxies(chunk, rows, counts) if weighted else shared
-            for values, weights, proxies in (
-                (joint, counts, resampled),
-                (refit, np.ones_like(counts), shared),
-            ):
+            # chunk's resamples, for both intervals: the prior estimated from
+            # these inputs is uncertain even with the chunk held fixed.
+            if weighted:
+                proxies = method.proxies(chunk, rows, counts)
+            else:
+                proxies = method.proxies(chunk, rows)
+            for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
                 block = weighted_estimates(proxies, chunk, weights)
                 values[0].append(block[0])
                 values[1].append(block[1])
