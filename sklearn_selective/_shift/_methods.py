@@ -12,6 +12,11 @@ interval and the reference band are the same computation.
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
+try:  # scipy >= 1.12: the same PAVA behind a wrapper 12x lighter per call
+    from scipy.optimize import isotonic_regression as _scipy_isotonic_regression
+except ImportError:  # pragma: no cover (the minimum versions)
+    _scipy_isotonic_regression = None
+
 from ..metrics._core._group_stats import group_ties
 from ._functions import _atc_thresholds
 from ._label_shift import consistent_with_label_shift, em_prior
@@ -108,6 +113,17 @@ class _DifferenceOfConfidences:
         )
 
 
+def _increasing_fit(values, weights):
+    """The weighted isotonic (increasing) regression of ``values`` in [0, 1].
+
+    scipy's, where it has one, else scikit-learn's: both pool adjacent
+    violators exactly; bounding an isotonic fit to [0, 1] is clipping it.
+    """
+    if _scipy_isotonic_regression is None:
+        return isotonic_regression(values, sample_weight=weights, y_min=0.0, y_max=1.0)
+    return np.clip(_scipy_isotonic_regression(values, weights=weights).x, 0.0, 1.0)
+
+
 class _IsotonicColumn:
     """One-vs-rest isotonic calibration of one probability column, per row.
 
@@ -128,11 +144,8 @@ class _IsotonicColumn:
             keep = row_weight > 0
             if not keep.any():
                 continue
-            fitted = isotonic_regression(
-                row_hits[keep] / row_weight[keep],
-                sample_weight=row_weight[keep],
-                y_min=0.0,
-                y_max=1.0,
+            fitted = _increasing_fit(
+                row_hits[keep] / row_weight[keep], row_weight[keep]
             )
             self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
 
