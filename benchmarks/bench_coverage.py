@@ -21,6 +21,10 @@ guide page "What each interval covers" quotes these numbers.
   ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
   accuracy, how often the ``expected_*`` intervals cover the population
   accuracy, and the rate of false alerts per chunk.
+- ``per_class``: ``PerformanceMonitor``'s per-class selective precision and
+  recall and the mean cost of a cost-sensitive ``SelectiveClassifier``: how
+  often their intervals cover the chunk's realised values, without shift and
+  under label shift (``method="label_shift_em"``).
 
 Run: ``python benchmarks/bench_coverage.py [--repeats 500] [--only monitor]``
 """
@@ -349,6 +353,86 @@ def bench_monitor(repeats, n_resamples, scale=1.0):
                   + "  ".join(f"{c:>14}" for c in cells))  # fmt: skip
 
 
+COST_MATRIX = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+
+
+def _label_shifted(population, rng, n, priors):
+    """``n`` samples with class priors ``priors``, ``P(x | y)`` unchanged."""
+    X, y = population.draw(rng, 20 * n)
+    ratio = np.asarray(priors) / (np.bincount(y, minlength=3) / y.shape[0])
+    keep = rng.random(y.shape[0]) < ratio[y] / ratio.max()
+    return X[keep][:n], y[keep][:n]
+
+
+def _class_rates(n_reference, n_chunk, repeats, n_resamples, label_shift):
+    """Per repetition (a fresh population, model, reference and 10 chunks):
+    the share of the realised per-class values and costs inside their
+    intervals, and whether the selective accuracy's realised interval holds."""
+    names = ("selective_precision", "selective_recall", "cost", "selective_accuracy")
+    rates = {name: [] for name in names}
+    for repeat in range(repeats):
+        population = _Population(100 + repeat)
+        rng = np.random.default_rng(repeat)
+        model = LogisticRegression().fit(*population.draw(rng, 1000))
+        clf = SelectiveClassifier(
+            FrozenEstimator(model), cost_matrix=COST_MATRIX, rejection_cost=0.5
+        )
+        X_ref, y_ref = population.draw(rng, n_reference)
+        clf.fit(X_ref, y_ref)
+        if label_shift:
+            X, y = _label_shifted(population, rng, 10 * n_chunk, (0.6, 0.3, 0.1))
+        else:
+            X, y = population.draw(rng, 10 * n_chunk)
+        monitor = PerformanceMonitor(
+            clf,
+            method="label_shift_em" if label_shift else "auto",
+            n_resamples=n_resamples,
+            novelty_detector=None,
+            drift_estimator=None,
+            random_state=repeat,
+        )
+        r = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=n_chunk)
+        r = r.with_labels(y)
+        for name in names:
+            low, high = getattr(r, f"{name}_lower"), getattr(r, f"{name}_upper")
+            value = getattr(r, f"realised_{name}")
+            defined = np.isfinite(low) & np.isfinite(value)
+            inside = (low <= value) & (value <= high)
+            if defined.any():
+                rates[name].append(inside[defined].mean())
+    return rates
+
+
+def _mean_se(rates):
+    rates = np.asarray(rates)
+    return f"{rates.mean():.3f} ± {rates.std(ddof=1) / np.sqrt(rates.shape[0]):.3f}"
+
+
+CLASS_SETTINGS = (  # (label shift, reference size, chunk size)
+    (False, 500, 50),
+    (False, 500, 200),
+    (False, 2000, 200),
+    (True, 500, 50),
+    (True, 500, 200),
+)
+
+
+def bench_class_estimates(repeats, n_resamples, n_settings=None):
+    print(
+        "\nPerformanceMonitor per class: how often the realised-value intervals "
+        "cover the realised selective precision, recall (every class) and cost "
+        "of a chunk (confidence_level = 0.95; the rate per repetition of 10 "
+        "chunks, its mean and standard error over repetitions)"
+    )
+    print(f"{'setting':>26} {'n_ref/chunk':>12}  {'precision':>14}  "
+          f"{'recall':>14}  {'cost':>14}  {'selective acc':>14}")  # fmt: skip
+    for label_shift, n_reference, n_chunk in CLASS_SETTINGS[:n_settings]:
+        rates = _class_rates(n_reference, n_chunk, repeats, n_resamples, label_shift)
+        setting = "label shift, label_shift_em" if label_shift else "no shift, auto"
+        print(f"{setting:>26} {f'{n_reference}/{n_chunk}':>12}  "
+              + "  ".join(f"{_mean_se(v):>14}" for v in rates.values()))  # fmt: skip
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=500)
@@ -367,6 +451,18 @@ def main():
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
     parser.add_argument(
+        "--class-repeats",
+        type=int,
+        default=200,
+        help="repetitions (of 10 chunks each) of the per-class section",
+    )
+    parser.add_argument(
+        "--class-settings",
+        type=int,
+        default=len(CLASS_SETTINGS),
+        help="run the first settings of the per-class section only",
+    )
+    parser.add_argument(
         "--monitor-scale",
         type=float,
         default=1.0,
@@ -374,7 +470,14 @@ def main():
     )
     parser.add_argument(
         "--only",
-        choices=["comparisons", "bootstrap", "failures", "groups", "monitor"],
+        choices=[
+            "comparisons",
+            "bootstrap",
+            "failures",
+            "groups",
+            "monitor",
+            "per_class",
+        ],
         default=None,
     )
     options = parser.parse_args()
@@ -393,6 +496,10 @@ def main():
     if options.only in (None, "monitor"):
         bench_monitor(
             options.repeats, min(options.n_resamples, 200), options.monitor_scale
+        )
+    if options.only in (None, "per_class"):
+        bench_class_estimates(
+            options.class_repeats, min(options.n_resamples, 200), options.class_settings
         )
     print(f"\n{time.perf_counter() - start:.0f} s")
 

@@ -17,7 +17,10 @@ chunk), compared with the realised values on those samples. Shifts:
   0.8) instead of the source's, with ``P(x | y)`` unchanged (rejection
   sampling on y);
 - additive noise: the model sees ``x + N(0, 0.7^2)``, the labels follow the
-  clean ``x``.
+  clean ``x``;
+- new class: 30 % of the samples come from a class the model never saw
+  (label 3, its inputs ``N(0, I)`` moved by 2.5 in the last three
+  coordinates): every prediction of them is wrong.
 
 Models: logistic regression (well specified, so calibrated) and Gaussian naive
 Bayes (miscalibrated). The method ``auto`` (the default) runs with its drift
@@ -25,7 +28,20 @@ signal, which it needs to choose between its two estimates. Prints the mean
 |error| of each method per model and shift (accuracy / selective accuracy),
 the mean over the issue's covariate setup (2 models x {none, move +1, move
 +1.5, contraction}) and over all shifts, and the time of ``fit`` +
-``estimate`` with the default 200 bootstrap resamples.
+``estimate`` with the default 200 bootstrap resamples. Where NannyML is
+installed (``_nannyml_cbpe.py``), its CBPE is a column too: on all samples
+for the accuracy, on the accepted ones for the selective accuracy.
+
+Per class (issue 27): the mean |error| over classes of the selective precision
+and recall estimates, as ``auto`` gives them (label-shift adjusted where it
+chooses so) and without adjustment (``calibrated_ac``), and of the mean cost
+per sample of a cost-sensitive ``SelectiveClassifier`` (cost matrix 1 per
+error, 4 between classes 0 and 2; rejection cost 0.5) under ``auto``.
+
+Alerts per shift: the default monitor (both input signals) on 5 chunks of 200
+samples of each shift; the share of chunks whose realised accuracy is more
+than 10 points below the reference accuracy that alert, and the share of
+chunks without shift that alert.
 
 Alerts (the setup of issue 27): digits, a logistic regression trained on 1000
 images, a ``SelectiveClassifier`` (coverage 0.8) and the default monitor
@@ -41,6 +57,7 @@ import argparse
 import time
 import warnings
 
+import _nannyml_cbpe
 import numpy as np
 from _measure import best_time
 from sklearn.frozen import FrozenEstimator
@@ -51,6 +68,9 @@ from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._methods import METHODS
 
 N_CLASSES, N_FEATURES = 3, 5
+COST_MATRIX = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+REJECTION_COST = 0.5
+CLASS_METHODS = ("auto", "calibrated_ac")  # adjusted where auto says / never
 ISSUE_SHIFTS = ("none", "move +1", "move +1.5", "contraction")
 # "auto" (the default) chooses per chunk with the domain classifier of the
 # drift signal; the other methods need no input signal for their estimates.
@@ -87,6 +107,15 @@ def _shifted(rng, truth, n, move=0.0, scale=1.0):
     return X, _labels(rng, X, *truth)
 
 
+def _new_class(rng, truth, n, share=0.3):
+    X, y = _source(rng, truth, n)
+    new = rng.random(n) < share
+    X[new] = rng.normal(size=(new.sum(), N_FEATURES))
+    X[new, 2:] += 2.5
+    y[new] = N_CLASSES
+    return X, y
+
+
 def targets(rng, truth, n):
     noisy_X, noisy_y = _source(rng, truth, n)
     return {
@@ -97,11 +126,49 @@ def targets(rng, truth, n):
         "label shift": _label_shift(rng, truth, n),
         "label shift 2": _label_shift(rng, truth, n, priors=(0.1, 0.1, 0.8)),
         "additive noise": (noisy_X + 0.7 * rng.normal(size=noisy_X.shape), noisy_y),
+        "new class": _new_class(rng, truth, n),
     }
 
 
+def _nannyml_errors(clf, X_ref, y_ref, X, realised):
+    """NannyML CBPE's errors (accuracy on all samples, selective accuracy on
+    the accepted ones)."""
+    estimates = []
+    for rows_ref, rows in ((slice(None), slice(None)), _accepted_rows(clf, X_ref, X)):
+        proba_ref, proba = (
+            clf.predict_proba(X_ref[rows_ref]),
+            clf.predict_proba(X[rows]),
+        )
+        estimates.append(
+            _nannyml_cbpe.cbpe_accuracy(
+                proba_ref,
+                np.searchsorted(clf.classes_, clf.predict(X_ref[rows_ref])),
+                y_ref[rows_ref],
+                proba,
+                np.searchsorted(clf.classes_, clf.predict(X[rows])),
+            )
+        )
+    return np.subtract(estimates, realised)
+
+
+def _accepted_rows(clf, X_ref, X):
+    return clf.predict_accept(X_ref), clf.predict_accept(X)
+
+
+def _class_errors(result):
+    """Mean |error| over classes of the selective precision and recall."""
+    return [
+        np.nanmean(np.abs(getattr(result, name) - getattr(result, f"realised_{name}")))
+        for name in ("selective_precision", "selective_recall")
+    ]
+
+
 def _errors(repeats, n, n_target):
-    errors = {}  # (model, shift, method) -> list of (accuracy, selective) errors
+    """Per (model, shift, method): errors of the accuracies; per (model, shift,
+    "class " + method): of the per-class values; per (model, shift, "cost"):
+    of the mean cost."""
+    errors = {}
+    nannyml = _nannyml_cbpe.available()
     for repeat in range(repeats):
         rng = np.random.default_rng(repeat)
         truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
@@ -111,42 +178,77 @@ def _errors(repeats, n, n_target):
         for model_name, make_model in MODELS.items():
             model = FrozenEstimator(make_model().fit(X_train, y_train))
             clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
+            costly = SelectiveClassifier(
+                model, cost_matrix=COST_MATRIX, rejection_cost=REJECTION_COST
+            ).fit(X_ref, y_ref)
             monitors = {
-                method: PerformanceMonitor(
-                    clf,
-                    method=method,
-                    n_resamples=0,
-                    novelty_detector=None,  # the estimates only
-                    drift_estimator="auto" if method == "auto" else None,
-                    random_state=repeat,
-                ).fit(X_ref, y_ref)
+                method: _estimates_only(clf, method, repeat).fit(X_ref, y_ref)
                 for method in BENCH_METHODS
             }
+            cost_monitor = _estimates_only(costly, "auto", repeat).fit(X_ref, y_ref)
             for shift, (X, y) in shifted.items():
                 correct = clf.predict(X) == y
                 accepted = clf.predict_accept(X)
                 realised = correct.mean(), correct[accepted].mean()
+                key = (model_name, shift)
                 for method, monitor in monitors.items():
-                    result = monitor.estimate(X)
+                    result = monitor.estimate(X).with_labels(y)
                     estimate = result.accuracy[0], result.selective_accuracy[0]
-                    errors.setdefault((model_name, shift, method), []).append(
+                    errors.setdefault((*key, method), []).append(
                         np.subtract(estimate, realised)
+                    )
+                    if method in CLASS_METHODS:
+                        errors.setdefault((*key, f"class {method}"), []).append(
+                            _class_errors(result)
+                        )
+                result = cost_monitor.estimate(X).with_labels(y)
+                errors.setdefault((*key, "cost"), []).append(
+                    [result.cost[0] - _realised_cost(costly, X, y)]
+                )
+                if nannyml:
+                    errors.setdefault((*key, "nannyml cbpe"), []).append(
+                        _nannyml_errors(clf, X_ref, y_ref, X, realised)
                     )
     return {key: np.asarray(value) for key, value in errors.items()}
 
 
+def _estimates_only(clf, method, seed):
+    return PerformanceMonitor(
+        clf,
+        method=method,
+        n_resamples=0,
+        novelty_detector=None,  # the estimates only
+        drift_estimator="auto" if method == "auto" else None,
+        random_state=seed,
+    )
+
+
+def _realised_cost(clf, X, y):
+    """The mean cost per sample; a sample of a new class costs as the worst
+    error (predicted) or the rejection (rejected)."""
+    index = np.searchsorted(clf.classes_, clf.predict(X))
+    known = y < N_CLASSES
+    truth = np.where(known, y, 0)
+    accepted = np.where(known, COST_MATRIX[truth, index], COST_MATRIX.max())
+    each = np.where(clf.predict_accept(X), accepted, REJECTION_COST)
+    return each.mean()
+
+
 def _print_errors(errors, repeats):
     shifts = list(targets(np.random.default_rng(0), (np.zeros((5, 3)), 0), 10))
+    methods = [*BENCH_METHODS]
+    if any(key[2] == "nannyml cbpe" for key in errors):
+        methods.append("nannyml cbpe")
     print(
         f"mean |error| of the estimates, accuracy / selective accuracy "
         f"(mean signed error of the accuracy), {repeats} repetitions"
     )
-    header = f"{'model':<22}{'shift':<16}" + "".join(f"{m:>26}" for m in BENCH_METHODS)
+    header = f"{'model':<22}{'shift':<16}" + "".join(f"{m:>26}" for m in methods)
     print(header)
     for model in MODELS:
         for shift in shifts:
             cells = []
-            for method in BENCH_METHODS:
+            for method in methods:
                 e = errors[(model, shift, method)]
                 mae = np.abs(e).mean(axis=0)
                 cells.append(f"{mae[0]:.3f} / {mae[1]:.3f} ({e[:, 0].mean():+.3f})")
@@ -154,7 +256,7 @@ def _print_errors(errors, repeats):
     print()
     for label, chosen in (("issue setup", ISSUE_SHIFTS), ("all shifts", shifts)):
         cells = []
-        for method in BENCH_METHODS:
+        for method in methods:
             e = np.concatenate(
                 [errors[(m, s, method)] for m in MODELS for s in chosen], axis=0
             )
@@ -162,6 +264,65 @@ def _print_errors(errors, repeats):
             cells.append(f"{mae[0]:.4f} / {mae[1]:.4f} ({mae.mean():.4f})")
         print(f"{'mean ' + label:<38}" + "".join(f"{c:>26}" for c in cells))
     print("(in parentheses: the mean of the two)")
+    _print_class_errors(errors, shifts)
+
+
+def _print_class_errors(errors, shifts):
+    print(
+        "\nper class among the accepted samples: mean |error| over classes of "
+        "the selective precision / recall; mean |error| of the mean cost per "
+        "sample (cost-sensitive SelectiveClassifier, auto)"
+    )
+    print(
+        f"{'model':<22}{'shift':<16}"
+        + "".join(f"{'p / r ' + m:>26}" for m in CLASS_METHODS)
+        + f"{'cost':>10}"
+    )
+    for model in MODELS:
+        for shift in shifts:
+            cells = [
+                "{:.3f} / {:.3f}".format(*errors[(model, shift, f"class {m}")].mean(0))
+                for m in CLASS_METHODS
+            ]
+            cost = np.abs(errors[(model, shift, "cost")]).mean()
+            print(
+                f"{model:<22}{shift:<16}"
+                + "".join(f"{c:>26}" for c in cells)
+                + f"{cost:>10.3f}"
+            )
+
+
+def _shift_alerts(repeats, chunk_size=200, n_chunks=5):
+    """Alert recall per shift of the default monitor (both input signals)."""
+    dropped, alerted = {}, {}
+    for repeat in range(repeats):
+        rng = np.random.default_rng(10_000 + repeat)
+        truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
+        X_train, y_train = _source(rng, truth, 2000)
+        X_ref, y_ref = _source(rng, truth, 2000)
+        shifted = targets(rng, truth, chunk_size * n_chunks)
+        for make_model in MODELS.values():
+            model = FrozenEstimator(make_model().fit(X_train, y_train))
+            clf = SelectiveClassifier(model, target_coverage=0.8).fit(X_ref, y_ref)
+            monitor = PerformanceMonitor(clf, n_resamples=0, random_state=repeat)
+            monitor.fit(X_ref, y_ref)
+            for shift, (X, y) in shifted.items():
+                result = monitor.estimate(X, chunk_size=chunk_size).with_labels(y)
+                drop = result.realised_accuracy < monitor.reference_accuracy_ - 0.1
+                dropped.setdefault(shift, []).append(drop)
+                alerted.setdefault(shift, []).append(result.alert)
+    print(
+        f"\nalerts of the default monitor, {n_chunks} chunks of {chunk_size} per "
+        f"shift, 2 models, {repeats} repetitions: recall on chunks more than 10 "
+        "points below the reference accuracy, and all alerts"
+    )
+    for shift in dropped:
+        drop, alert = np.concatenate(dropped[shift]), np.concatenate(alerted[shift])
+        recall = f"{(drop & alert).sum()}/{drop.sum()}" if drop.any() else "-"
+        print(
+            f"{shift:<16} recall {recall:>9}   alerts {alert.sum():>4}/"
+            f"{alert.shape[0]} ({alert.mean():.3f})"
+        )
 
 
 def _print_timing(n, runs):
@@ -189,6 +350,16 @@ def _print_timing(n, runs):
             f"{method:<16}{seconds:>8.3f} s  "
             f"({seconds / reference:.0f} x predict_accept)"
         )
+
+    def per_class():
+        monitor = PerformanceMonitor(clf, random_state=0).fit(X_ref, y_ref)
+        result = monitor.estimate(X, n_chunks=20)
+        start = time.perf_counter()
+        _ = result.selective_precision  # computed (and fitted) when first read
+        return time.perf_counter() - start
+
+    seconds = min(per_class() for _ in range(runs))
+    print(f"{'per-class values, first read (auto)':<16}{seconds:>8.3f} s")
 
 
 def _digit_alerts(seed, shift):
@@ -258,6 +429,8 @@ def main():
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--n-target", type=int, default=10000)
     parser.add_argument("--alert-repeats", type=int, nargs=2, default=[5, 100])
+    parser.add_argument("--shift-alert-repeats", type=int, default=10)
+    parser.add_argument("--shift-alert-chunks", type=int, default=5)
     parser.add_argument("--timing-runs", type=int, default=3, help="0: no timing")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -269,6 +442,8 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         _print_alerts(*args.alert_repeats)
+        if args.shift_alert_repeats:
+            _shift_alerts(args.shift_alert_repeats, n_chunks=args.shift_alert_chunks)
     if args.timing_runs:
         _print_timing(args.n, args.timing_runs)
     print(f"\n{time.perf_counter() - start:.0f} s")

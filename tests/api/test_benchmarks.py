@@ -2,7 +2,7 @@
 notes come from them, and nothing else imports them."""
 
 import pytest
-from _scripts import ROOT, run_script
+from _scripts import ROOT, ConcurrentRuns, selected_parameters
 
 # Script -> arguments for a run of a few seconds; None: the two slowest scripts,
 # whose sizes are fixed, only parse their options and import what they measure.
@@ -16,6 +16,7 @@ TINY = {
     "bench_coverage.py": [
         "--repeats", "2", "--n-resamples", "20", "--sizes", "50",
         "--bootstrap-resamples", "50", "--monitor-scale", "0.1",
+        "--class-repeats", "2", "--class-settings", "1",
     ],
     "bench_guarantees.py": ["--repeats", "2", "--sizes", "300"],
     "bench_confidence.py": [
@@ -26,6 +27,7 @@ TINY = {
     "bench_monitor.py": [
         "--repeats", "1", "--n", "100", "--n-target", "1000",
         "--alert-repeats", "1", "1", "--timing-runs", "0",
+        "--shift-alert-repeats", "1", "--shift-alert-chunks", "1",
     ],
     "bench_scorers.py": None,
     "bench_selective.py": [
@@ -39,9 +41,19 @@ def test_every_benchmark_is_listed():
     assert scripts == set(TINY)
 
 
+@pytest.fixture(scope="module")
+def benchmark_runs(request, tmp_path_factory):
+    selected = selected_parameters(request, "test_benchmark_runs")
+    runs = ConcurrentRuns(
+        {s: (ROOT / "benchmarks" / s, TINY[s] or ["--help"]) for s in selected},
+        tmp_path_factory,
+    )
+    yield runs
+    runs.close()
+
+
 @pytest.mark.parametrize("script", sorted(TINY))
-def test_benchmark_runs(script, tmp_path):
-    arguments = TINY[script] or ["--help"]
-    result = run_script(ROOT / "benchmarks" / script, *arguments, cwd=tmp_path)
+def test_benchmark_runs(script, benchmark_runs):
+    result = benchmark_runs.result(script)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip()

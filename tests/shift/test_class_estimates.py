@@ -417,10 +417,10 @@ def test_intervals_cover_the_realised_values_quick():
 @pytest.mark.slow
 @pytest.mark.parametrize("n_chunk", [50, 200])
 def test_intervals_cover_the_realised_values(n_chunk):
-    # 20 repetitions (a fresh population, model, reference of 500 and 10
+    # 15 repetitions (a fresh population, model, reference of 500 and 10
     # chunks each); the standard error is over repetitions (the chunks of one
     # repetition share the reference). bench_coverage.py runs 100.
-    rates = _coverage(n_chunk, repeats=20, costs=True, seed=1000)
+    rates = _coverage(n_chunk, repeats=15, costs=True, seed=1000)
     for name, values in rates.items():
         mean, se = _mean_and_se(values)
         assert abs(mean - 0.95) <= 2 * se, (name, mean, se)
