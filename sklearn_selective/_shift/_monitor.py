@@ -209,11 +209,12 @@ class PerformanceMonitor(BaseEstimator):
     on the reference: the predicted class gets its top-label calibrated
     probability (Platt scaling of correctness on the probability of the
     predicted class, per predicted class [4]_), the other classes share the
-    rest in the proportions of their one-vs-rest isotonic calibrations; reweighted to
-    the chunk's class prior where ``chunk_method`` is ``"label_shift_em"``.
-    Their intervals are percentile intervals of realised values simulated by
-    drawing labels from these probabilities, refitted on every bootstrap
-    resample of the reference (see the user guide).
+    rest in the proportions of their one-vs-rest Platt scalings; reweighted
+    to the chunk's class prior where ``chunk_method`` is
+    ``"label_shift_em"``. Their intervals hold the realised values simulated
+    by drawing labels from these probabilities, refitted on every bootstrap
+    resample of the reference (see the user guide). They are computed the
+    first time they are read.
 
     ``alert`` is raised when any signal leaves its band: the two estimates'
     bands and, when used, ``novel_share`` (a Beta-binomial test of the share
