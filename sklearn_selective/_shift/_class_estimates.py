@@ -377,8 +377,8 @@ def discrete_interval(values, confidence_level):
 
 def _intervals(draws, point, confidence_level):
     """:func:`discrete_interval` of the realised values drawn (the defined
-    ones); NaN where the estimate is undefined or fewer than two draws are
-    defined."""
+    ones), widened to hold the estimate; NaN where the estimate is undefined
+    or fewer than two draws are defined."""
     point = np.asarray(point, dtype=np.float64)
     lower, upper = np.full(point.shape, np.nan), np.full(point.shape, np.nan)
     if draws:
@@ -388,7 +388,9 @@ def _intervals(draws, point, confidence_level):
             column = column[np.isfinite(column)]
             if np.isfinite(point[index]) and column.shape[0] >= 2:
                 lower[index], upper[index] = discrete_interval(column, confidence_level)
-    return lower, upper
+    # The estimate (an expectation, not a value the realised one can take) is
+    # kept inside: this widens an interval only between the values it holds.
+    return np.minimum(lower, point), np.maximum(upper, point)
 
 
 class ClassValues:

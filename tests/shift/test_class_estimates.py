@@ -442,3 +442,25 @@ def test_values_are_computed_once_when_first_read_and_survive_copies():
     np.testing.assert_array_equal(restored.cost_upper, result.cost_upper)
     monitor.fit(X, y)  # refitting the monitor does not change earlier results
     np.testing.assert_array_equal(labelled.cost, result.cost)
+
+
+def test_every_interval_holds_its_estimate():
+    # A recall of 0.997 whose realised value is 1 in nearly every draw: the
+    # interval [1, 1] of the realised value is widened to hold the estimate.
+    draw = _population(6)
+    clf, X_ref, y_ref = _fitted(draw, costs=True)
+    X, _ = draw(400)
+    monitor = _monitor(clf, n_resamples=50, random_state=0).fit(X_ref, y_ref)
+    result = monitor.estimate(X, n_chunks=4)
+    for name in ("selective_precision", "selective_recall", "cost"):
+        estimate = getattr(result, name)
+        low, high = getattr(result, f"{name}_lower"), getattr(result, f"{name}_upper")
+        defined = np.isfinite(estimate)
+        assert np.array_equal(defined, np.isfinite(low))
+        assert (low[defined] <= estimate[defined]).all()
+        assert (estimate[defined] <= high[defined]).all()
+    # Without resamples, no interval.
+    points = _monitor(clf, n_resamples=0).fit(X_ref, y_ref).estimate(X)
+    assert np.isfinite(points.selective_recall).any()
+    assert np.isnan(points.selective_recall_lower).all()
+    assert np.isnan(points.cost_upper).all()
