@@ -4,7 +4,7 @@ Classifiers that may abstain, the metrics that judge them, and label-free
 estimates of how they perform after a distribution shift.
 """
 
-from . import confidence, datasets, metrics
+from . import confidence, datasets, exceptions, metrics
 from ._selective._classifier import SelectiveClassifier
 from ._shift._atc import ATCEstimator
 from ._shift._baselines import AverageConfidenceEstimator, DoCEstimator
@@ -33,5 +33,6 @@ __all__ = [
     "confidence",
     "datasets",
     "doc_accuracy",
+    "exceptions",
     "metrics",
 ]

@@ -31,11 +31,12 @@ from .._utils._validation import (
     check_labels_match_classes,
 )
 from ..confidence import FeatureConfidence, predict_with_confidence
+from ..confidence._calibrators import CALIBRATORS
 from ..confidence._feature_space import fit_for_deployment, held_out_inference
 from ..confidence._model_output import classifier_inputs
 from ..metrics import get_scorer, get_scorer_names
 from . import _thresholds
-from ._cost import CALIBRATORS, cost_decision, fit_cost_rule
+from ._cost import cost_decision, fit_cost_rule
 from ._decisions import (
     check_reject_label,
     class_index,

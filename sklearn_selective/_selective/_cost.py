@@ -1,5 +1,6 @@
-"""Cost-sensitive abstention: the Bayes rule on probabilities, its empirical margin,
-and the optional calibration of held-out probabilities it relies on.
+"""Cost-sensitive abstention: the Bayes rule on probabilities and its empirical
+margin (the calibration of held-out probabilities it relies on lives in
+``confidence/_calibrators.py``).
 
 With probabilities ``p`` over the true classes, a cost matrix ``C`` (``C[i, j]`` =
 cost of predicting ``j`` when the truth is ``i``) and rejection costs ``r`` (one per
@@ -13,14 +14,9 @@ accepts iff ``margin >= t`` with ``t`` minimising the total validation cost.
 import math
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import log_softmax
-from sklearn.isotonic import IsotonicRegression
 
 from ._curve import ThresholdFit, _ValidationCurve
 from ._thresholds import lowest_cost_index
-
-_TINY = np.finfo(np.float64).tiny
 
 
 def cost_decision(proba, cost_matrix, rejection):
@@ -80,58 +76,3 @@ def fit_cost_rule(validation, cost_matrix, rejection, *, tune):
         threshold, margin, accept_cost, reject_cost, errors, weights
     )
     return fitted, table, mean_cost
-
-
-# ----------------------------------------------------------------------------------
-# Calibration of held-out probabilities (the rule trusts them)
-# ----------------------------------------------------------------------------------
-class TemperatureCalibrator:
-    """Softmax of ``log(p) / T``, with ``T`` minimising the weighted log loss."""
-
-    def fit(self, proba, y_index, weights):
-        logits = np.log(proba + _TINY)
-        w = np.ones(len(y_index)) if weights is None else weights
-        rows = np.arange(len(y_index))
-
-        def nll(log_t):
-            scaled = log_softmax(logits / math.exp(log_t), axis=1)
-            return -float((w * scaled[rows, y_index]).sum())
-
-        self.temperature_ = math.exp(
-            minimize_scalar(nll, bounds=(-5.0, 5.0), method="bounded").x
-        )
-        return self
-
-    def transform(self, proba):
-        return np.exp(log_softmax(np.log(proba + _TINY) / self.temperature_, axis=1))
-
-
-class IsotonicCalibrator:
-    """One-vs-rest isotonic regression per class, rows renormalised (as
-    :class:`~sklearn.calibration.CalibratedClassifierCV` does)."""
-
-    def fit(self, proba, y_index, weights):
-        n_classes = proba.shape[1]
-        columns = [1] if n_classes == 2 else range(n_classes)
-        self.regressions_ = {
-            j: IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
-                proba[:, j], (y_index == j).astype(np.float64), sample_weight=weights
-            )
-            for j in columns
-        }
-        return self
-
-    def transform(self, proba):
-        if proba.shape[1] == 2:
-            positive = self.regressions_[1].predict(proba[:, 1])
-            return np.column_stack([1 - positive, positive])
-        calibrated = np.column_stack(
-            [self.regressions_[j].predict(proba[:, j]) for j in range(proba.shape[1])]
-        )
-        sums = calibrated.sum(axis=1, keepdims=True)
-        uniform = np.full_like(calibrated, 1 / proba.shape[1])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(sums > 0, calibrated / sums, uniform)
-
-
-CALIBRATORS = {"temperature": TemperatureCalibrator, "isotonic": IsotonicCalibrator}

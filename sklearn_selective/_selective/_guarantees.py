@@ -44,6 +44,7 @@ import warnings
 import numpy as np
 from scipy.stats import beta, binom
 
+from ..exceptions import TooFewSamplesError
 from ._curve import ThresholdFit, _abstain_on_everything
 
 # Ratio of consecutive starts (in accepted samples) of the risk walks: see
@@ -275,15 +276,6 @@ def min_samples_for_guarantee(target_risk, confidence_level, n_tests):
     # delta = 1 - confidence_level is the failure probability.
     delta = 1 - confidence_level
     return math.floor(math.log(delta / n_tests) / math.log1p(-target_risk)) + 1
-
-
-class TooFewSamplesError(ValueError):
-    """The validation data are too few to certify the target risk at all;
-    ``needed`` is the fewest validation samples that could."""
-
-    def __init__(self, message, needed):
-        super().__init__(message)
-        self.needed = needed
 
 
 def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):

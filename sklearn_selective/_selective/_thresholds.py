@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import TooFewSamplesError
 from ._curve import (
     _RELATIVE_TOLERANCE,
     ThresholdFit,
@@ -20,7 +21,7 @@ from ._curve import (
     _ValidationCurve,
     curve_table,
 )
-from ._guarantees import TooFewSamplesError, fit_guarantee
+from ._guarantees import fit_guarantee
 
 
 def fit_target_coverage(curve, target_coverage):

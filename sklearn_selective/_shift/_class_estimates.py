@@ -45,7 +45,7 @@ and 200 samples is in the user guide.
 
 import numpy as np
 
-from .._utils._draws import _counts
+from .._utils._draws import _counts, stream_rng
 from ._label_shift import em_prior
 from ._methods import calibrated_proba, per_class_calibrators
 
@@ -427,7 +427,7 @@ class ClassValues:
         for c in np.flatnonzero(self.estimated):
             estimates = self.estimator.get().estimate(
                 self.outputs.take(self.members[c]),
-                np.random.default_rng([fixed["seed"], 4, c]),
+                stream_rng(fixed["seed"], "class_estimates", c),
                 fixed["label_shift"][c],
                 fixed["confidence_level"],
             )

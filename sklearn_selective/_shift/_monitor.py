@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._draws import _counts
+from .._utils._draws import _counts, stream_rng
 from .._utils._intervals import percentile_interval
 from .._utils._sklearn import (
     HasMethods,
@@ -353,7 +353,7 @@ class PerformanceMonitor(BaseEstimator):
         correct = (reference.y_pred == y).astype(np.float64)
         self._seed = check_random_state(self.random_state).randint(2**31 - 1)
         counts = self._reference_counts(
-            n_samples, np.random.default_rng([self._seed, 0])
+            n_samples, stream_rng(self._seed, "reference_resamples")
         )
         self._methods = FittedMethods(self.method, reference, correct, counts, y_index)
         self._method = self._methods.bands
@@ -512,10 +512,10 @@ class PerformanceMonitor(BaseEstimator):
                     values,
                     c,
                     safe_indexing(features, members),
-                    np.random.default_rng([self._seed, 3, c]),
+                    stream_rng(self._seed, "signals", c),
                     self._signal_alpha(),
                 )
-            rng = np.random.default_rng([self._seed, 1, c])
+            rng = stream_rng(self._seed, "chunk_resamples", c)
             labels = getattr(self._signals, "calibration_labels", None)
             method, chosen[c], priors[c] = self._methods.for_chunk(
                 chunk, drift_scores, labels, "drift_score" in fired[c]

@@ -30,6 +30,7 @@ from sklearn.ensemble import ExtraTreesClassifier, IsolationForest
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_array
 
+from .._utils._draws import stream_rng
 from .._utils._sklearn import safe_indexing
 from ..confidence._model_output import classifier_inputs
 
@@ -155,7 +156,7 @@ class InputSignals:
                 "HistGradientBoostingClassifier()), or None to turn a signal off."
             )
         n_samples = features.shape[0]
-        order = np.random.default_rng([self.seed, 2]).permutation(n_samples)
+        order = stream_rng(self.seed, "drift_split").permutation(n_samples)
         half = n_samples // 2
         self.calibration_labels = y_index[order[half:]]
         self.fit_half = safe_indexing(features, order[:half])

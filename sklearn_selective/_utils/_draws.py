@@ -146,3 +146,24 @@ def _counts(indices, n_samples):
     indices += (np.arange(rows) * n_samples)[:, None]
     counts = np.bincount(indices.ravel(), minlength=rows * n_samples)
     return counts.reshape(rows, n_samples)
+
+
+# --------------------------------------------------------------------------------------
+# Named random streams: every consumer of a seed draws from its own stream.
+# --------------------------------------------------------------------------------------
+# The numbers are part of the results' reproducibility (a seed gives the same
+# monitoring result across versions): never renumber, only add.
+STREAMS = {
+    "reference_resamples": 0,  # the monitor's bootstrap of the reference
+    "chunk_resamples": 1,  # the monitor's resamples of one chunk (key: chunk)
+    "drift_split": 2,  # the drift signal's split of the reference inputs
+    "signals": 3,  # the input signals' draws on one chunk (key: chunk)
+    "class_estimates": 4,  # the per-class estimates' label draws (key: chunk)
+}
+
+
+def stream_rng(seed, stream, *keys):
+    """The generator of the named ``stream`` of ``seed`` (an int), with optional
+    integer ``keys`` (e.g. a chunk's index): distinct streams and keys give
+    independent generators (:class:`numpy.random.SeedSequence` entropy)."""
+    return np.random.default_rng([seed, STREAMS[stream], *keys])

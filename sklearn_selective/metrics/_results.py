@@ -7,50 +7,14 @@ dictionary as JSON text, and ``to_frame()`` gives a :class:`pandas.DataFrame`
 (pandas is optional and imported only there).
 """
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._utils._intervals import ConfidenceInterval
 from .._utils._plain import plain as _plain
-
-
-def _import_pandas(owner):
-    try:
-        import pandas
-    except ImportError as error:
-        raise ImportError(
-            f"{owner}.to_frame() needs pandas, which is not installed. Install it "
-            "(pip install pandas), or use to_dict() / to_json(), which need no "
-            "extra package."
-        ) from error
-    return pandas
-
-
-class _DataMixin:
-    """``to_json`` from ``to_dict``; subclasses define both ``to_dict`` and
-    ``to_frame``."""
-
-    def to_json(self, *, include_distribution=False, **json_kwargs):
-        """The result as JSON text: :meth:`to_dict` serialised by :func:`json.dumps`.
-
-        Parameters
-        ----------
-        include_distribution : bool, default=False
-            Whether to include the bootstrap distribution (one value per
-            resample).
-
-        **json_kwargs : dict
-            Passed to :func:`json.dumps`, e.g. ``indent=2``.
-
-        Returns
-        -------
-        text : str
-            Strict JSON: undefined values (``nan``) are ``null``.
-        """
-        data = self.to_dict(include_distribution=include_distribution)
-        return json.dumps(data, allow_nan=False, **json_kwargs)
+from .._utils._results import ResultMixin as _DataMixin
+from .._utils._results import import_pandas as _import_pandas
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,6 +33,8 @@ SHARED_PRIVATE = {
     "sklearn_selective.confidence._registry",
     # Feature-space CSFs fitted on each training fold of a meta-estimator.
     "sklearn_selective.confidence._feature_space",
+    # The one room of probability calibrators (cost rule, monitor, per class).
+    "sklearn_selective.confidence._calibrators",
 }
 
 # Every public name and the path users import it from.
