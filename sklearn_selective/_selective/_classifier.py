@@ -85,19 +85,6 @@ def _has_decision_function_without_costs(self):
     return self.cost_matrix is None and has(self)
 
 
-class _CostMargin:
-    """The cost rule's margin as a CSF of (calibrated) probabilities."""
-
-    model_output = "predict_proba"
-    __name__ = "cost_margin"
-
-    def __init__(self, costs):
-        self.costs = costs
-
-    def __call__(self, proba):
-        return cost_decision(np.asarray(proba, np.float64), *self.costs)[1]
-
-
 class SelectiveClassifier(
     PolicyParamsMixin,
     HeldOutScoresMixin,
@@ -694,13 +681,6 @@ class SelectiveClassifier(
     # ----------------------------------------------------------------------------
     # Prediction
     # ----------------------------------------------------------------------------
-    def _confidence_source(self):
-        """The fitted model, CSF and CSF parameters behind the confidences."""
-        check_is_fitted(self, "threshold_")
-        if self.cost_matrix is not None:
-            return self, _CostMargin(self._costs), None
-        return self.estimator_, self.csf_, self._csf_params()
-
     def _csf_params(self):
         """A fitted feature-space CSF holds its parameters."""
         if isinstance(self.csf_, FeatureConfidence):
@@ -727,9 +707,50 @@ class SelectiveClassifier(
             return confidence >= self.threshold_[index]
         return confidence >= self.threshold_
 
-    def _predict_with_confidence(self, X):
+    def decide(self, X):
+        """Every part of the abstention decision, from one inference.
+
+        The one decision behind :meth:`predict`, :meth:`predict_accept`,
+        :meth:`confidence_score`, :meth:`predict_novel` and
+        :meth:`rejection_reason`: use it when several are needed (the
+        monitor, the metrics' scorers and the command line read acceptance
+        through it), so that the model predicts once and every consumer sees
+        the same acceptance.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        decision : :class:`~sklearn.utils.Bunch`
+            With ``y_pred`` (the classifier's prediction for every sample,
+            never ``reject_label``), ``confidence`` (as
+            :meth:`confidence_score`), ``novel`` (as :meth:`predict_novel`)
+            and ``accepted`` (as :meth:`predict_accept`: confident enough and
+            not novel), each of shape ``(n_samples,)``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn_selective import SelectiveClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = SelectiveClassifier(LogisticRegression(max_iter=5000),
+        ...                           target_coverage=0.8).fit(X[:400], y[:400])
+        >>> decision = clf.decide(X[400:])
+        >>> bool((decision.accepted == clf.predict_accept(X[400:])).all())
+        True
+        """
         index, confidence = self._decide(X)
-        return self.classes_[index], confidence
+        novel = self._novel(X)
+        return Bunch(
+            y_pred=self.classes_[index],
+            confidence=confidence,
+            novel=novel,
+            accepted=self._accepted(index, confidence) & ~novel,
+        )
 
     def confidence_score(self, X):
         """Confidence of each prediction (higher = more confident).

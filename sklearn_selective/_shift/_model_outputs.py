@@ -33,7 +33,8 @@ class ModelOutputs(NamedTuple):
 
 
 def _is_selective(estimator):
-    return hasattr(estimator, "predict_accept")
+    """A selective classifier decides acceptance itself (public ``decide``)."""
+    return callable(getattr(estimator, "decide", None))
 
 
 def check_monitored(estimator, csf, method, needs_proba):
@@ -59,12 +60,12 @@ def model_outputs(estimator, X, name, csf, csf_params, needs_proba):
     if n_samples == 0:
         raise ValueError(f"{name} is empty; pass at least one sample.")
     if _is_selective(estimator):
-        y_pred, score = predict_with_confidence(estimator, X)
-        threshold = estimator.threshold_
-        if np.ndim(threshold) == 0:
-            accepted = score >= threshold
-        else:  # per-class thresholds: let the estimator decide
-            accepted = np.asarray(estimator.predict_accept(X), dtype=bool)
+        # The classifier's own decision: its threshold(s) and its novelty
+        # detector, exactly what predict_accept says.
+        decision = estimator.decide(X)
+        y_pred = decision.y_pred
+        score = np.asarray(decision.confidence, dtype=np.float64)
+        accepted = np.asarray(decision.accepted, dtype=bool)
     else:
         y_pred, score = predict_with_confidence(estimator, X, csf, csf_params)
         accepted = np.ones(score.shape[0], dtype=bool)

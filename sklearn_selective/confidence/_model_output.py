@@ -210,8 +210,9 @@ def predict_with_confidence(estimator, X, csf=None, csf_params=None):
     >>> bool((confidence > 0.9).all())
     True
     """
-    if csf is None and hasattr(estimator, "_predict_with_confidence"):
-        return estimator._predict_with_confidence(X)
+    if csf is None and _decides_itself(estimator):
+        decision = estimator.decide(X)
+        return decision.y_pred, np.asarray(decision.confidence, dtype=np.float64)
     if csf is None:
         csf = _default_csf(estimator)
     check_csf_supported(estimator, csf)
@@ -231,8 +232,9 @@ def predict_proba_with_confidence(estimator, X, csf=None, csf_params=None):
     another CSF needs a second inference. A ``SelectiveClassifier`` with
     ``csf=None`` contributes its fitted model and its own CSF.
     """
-    if csf is None and hasattr(estimator, "_confidence_source"):
-        estimator, csf, csf_params = estimator._confidence_source()
+    if csf is None and _decides_itself(estimator):
+        proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+        return proba, predict_with_confidence(estimator, X)[1]
     if csf is None:
         csf = _default_csf(estimator)
     if not hasattr(estimator, "predict_proba"):
@@ -247,6 +249,12 @@ def predict_proba_with_confidence(estimator, X, csf=None, csf_params=None):
         _check_confidence_output(csf, confidence, proba.shape[0])
         return proba, confidence
     return proba, predict_with_confidence(estimator, X, csf, csf_params)[1]
+
+
+def _decides_itself(estimator):
+    """An estimator that scores its own predictions through the public
+    ``decide`` method (a ``SelectiveClassifier``): its CSF is its own."""
+    return callable(getattr(estimator, "decide", None))
 
 
 def _check_fitted_feature_csf(csf, csf_params):
