@@ -289,13 +289,28 @@ class FeatureConfidence:
     a CSF goes. Called on the features the classifier's final step sees, it
     returns one confidence per sample.
 
-    Attributes
+    Parameters
     ----------
     name : str
         ``"mahalanobis"`` or ``"knn_distance"``.
 
     params : dict
         The CSF's parameters (``n_neighbors``, ``normalize`` for k-NN).
+
+    scorer : callable
+        The fitted score of features, made by :func:`fit_feature_confidence`
+        (not a user's argument: build one with that function).
+
+    n_training_samples : int
+        Number of training inputs it was fitted on.
+
+    Attributes
+    ----------
+    name : str
+        ``"mahalanobis"`` or ``"knn_distance"``.
+
+    params : dict
+        The CSF's parameters.
 
     n_training_samples : int
         Number of training inputs it was fitted on.

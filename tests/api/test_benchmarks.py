@@ -52,6 +52,7 @@ def benchmark_runs(request, tmp_path_factory):
     runs.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_benchmark_runs(script, benchmark_runs):
     result = benchmark_runs.result(script)

@@ -42,6 +42,7 @@ def test_every_public_name_is_in_the_api_reference():
     assert listed
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     """Sphinx with -W on a copy of docs/ (the gallery is run by test_examples)."""
     sphinx_cmd = pytest.importorskip("sphinx.cmd.build")
@@ -68,3 +69,71 @@ def test_docs_build_without_warnings(tmp_path):
     )
     assert status == 0
     assert (tmp_path / "html" / "api.html").exists()
+
+
+# ----------------------------------------------------------------------------------
+# Numpydoc validation: the docstrings say what the signatures take
+# ----------------------------------------------------------------------------------
+# Checks of numpydoc.validate: a parameter missing from the docstring (PR01), a
+# documented parameter the signature lacks (PR02), the order (PR03), a
+# parameter without a description (PR07), a missing docstring (GL08), a
+# summary that does not start with a capital letter (SS01), and broken
+# indentation (GL03: double line breaks, GL05: tabs).
+NUMPYDOC_CHECKS = {"PR01", "PR02", "PR03", "PR07", "GL08", "SS01", "GL03", "GL05"}
+
+
+def _public_objects():
+    """Every public function, class and public method or property, by path."""
+    for module_name in [*PUBLIC_MODULES, "sklearn_selective.exceptions"]:
+        module = import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if name.startswith("__") or inspect.ismodule(value):
+                continue
+            path = f"{module_name}.{name}"
+            yield path, value
+            if not inspect.isclass(value):
+                continue
+            for attribute, member in vars(value).items():
+                if attribute.startswith("_"):
+                    continue
+                if inspect.isfunction(member) or isinstance(
+                    member, classmethod | staticmethod
+                ):
+                    yield f"{path}.{attribute}", member
+
+
+def _documented_attributes(value):
+    """Names a class documents under Attributes: result objects and fitted
+    scores are made by the library, and their constructor arguments are the
+    attributes they document."""
+    from numpydoc.docscrape import ClassDoc
+
+    return {
+        item.name.split(" ")[0]
+        for cls in value.__mro__
+        if cls.__module__.startswith("sklearn_selective") and cls.__doc__
+        for section in ("Attributes", "Parameters")
+        for item in ClassDoc(cls)[section]
+    }
+
+
+PUBLIC_OBJECTS = list(_public_objects())
+
+
+@pytest.mark.parametrize(
+    "path, value", PUBLIC_OBJECTS, ids=[path for path, _ in PUBLIC_OBJECTS]
+)
+def test_public_docstrings_pass_numpydoc_validation(path, value):
+    validate = pytest.importorskip("numpydoc.validate").validate
+    errors = [
+        (code, message)
+        for code, message in validate(path)["errors"]
+        if code in NUMPYDOC_CHECKS
+    ]
+    if inspect.isclass(value) and errors:
+        documented = _documented_attributes(value)
+        parameters = set(inspect.signature(value).parameters) - {"self"}
+        if parameters <= documented:  # every argument is a documented attribute
+            errors = [(c, m) for c, m in errors if c not in {"PR01", "PR03"}]
+    assert not errors, f"{path}: {errors}"

@@ -15,6 +15,7 @@ def example_runs(request, tmp_path_factory):
     runs.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLES, ids=[path.name for path in EXAMPLES])
 def test_example_runs(script, example_runs):
     result = example_runs.result(script.name)
