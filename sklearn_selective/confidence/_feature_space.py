@@ -34,7 +34,20 @@ FEATURES = "features"
 def _dense(features, name):
     if sp.issparse(features):
         features = features.toarray()
-    features = np.asarray(features, dtype=np.float64)
+    features = np.asarray(features)
+    if features.dtype.kind == "c":
+        raise ValueError(
+            f"{name} has complex values; a distance between inputs needs real "
+            "features (pass e.g. their real and imaginary parts as two columns)."
+        )
+    try:
+        features = features.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name} must be numeric features; got values of dtype "
+            f"{features.dtype} ({error}). Encode text or categories first, as the "
+            "classifier's own preprocessing does."
+        ) from None
     if features.ndim != 2:
         raise ValueError(
             f"{name} must be 2-d (n_samples, n_features); got shape {features.shape}."
@@ -64,6 +77,45 @@ def pseudo_inverse_cutoff(eigenvalues):
     return largest * max(1e-12, 10 * eigenvalues.shape[0] * np.finfo(float).eps)
 
 
+def _label_index(labels, name):
+    """Index of each training label among the distinct labels, refusing NaN
+    (an unknown label is no class of its own) and mixed types."""
+    if labels.dtype.kind == "f" and np.isnan(labels).any():
+        raise ValueError(
+            f"{name} contains {int(np.isnan(labels).sum())} NaN value(s); "
+            "every training label must be known. Drop the unlabelled samples."
+        )
+    if labels.dtype == object:
+        missing = [value for value in labels.tolist() if value != value]
+        if missing:
+            raise ValueError(
+                f"{name} contains {len(missing)} missing value(s) (NaN); "
+                "every training label must be known. Drop the unlabelled samples."
+            )
+    try:
+        return np.unique(labels, return_inverse=True)[1].reshape(-1)
+    except TypeError:
+        kinds = sorted({type(value).__name__ for value in labels.tolist()})
+        raise ValueError(
+            f"{name} mix types {kinds}; pass labels of one type (as the "
+            "classifier's classes_)."
+        ) from None
+
+
+def _check_knn_params(n_neighbors, normalize, where):
+    """``n_neighbors`` an int >= 1 (not a bool) and ``normalize`` a bool."""
+    if (
+        not isinstance(n_neighbors, Integral)
+        or isinstance(n_neighbors, bool | np.bool_)
+        or n_neighbors < 1
+    ):
+        raise ValueError(
+            f"{where}n_neighbors must be an int >= 1; got {n_neighbors!r}."
+        )
+    if not isinstance(normalize, bool | np.bool_):
+        raise ValueError(f"{where}normalize must be True or False; got {normalize!r}.")
+
+
 class _Mahalanobis:
     """Minus the smallest squared Mahalanobis distance to a class mean.
 
@@ -76,15 +128,15 @@ class _Mahalanobis:
     ``O(n k d)`` after one ``O(n d^2)`` product.
     """
 
-    def fit(self, features, labels):
+    def fit(self, features, labels, labels_name="training_labels"):
         features = _dense(features, "training_features")
         labels = np.asarray(labels)
         if labels.shape != (features.shape[0],):
             raise ValueError(
-                f"training_labels has shape {labels.shape}; pass one label per "
+                f"{labels_name} has shape {labels.shape}; pass one label per "
                 f"training sample ({features.shape[0]})."
             )
-        _, index = np.unique(labels, return_inverse=True)
+        index = _label_index(labels, labels_name)
         counts = np.bincount(index)
         sums = np.zeros((counts.size, features.shape[1]))
         np.add.at(sums, index, features)
@@ -121,16 +173,17 @@ class _KNNDistance:
     blocks; never an ``n x n`` matrix).
     """
 
-    def __init__(self, n_neighbors=50, normalize=True):
-        self.n_neighbors = n_neighbors
-        self.normalize = normalize
+    def __init__(self, n_neighbors=50, normalize=True, where=""):
+        _check_knn_params(n_neighbors, normalize, where)
+        self.n_neighbors = int(n_neighbors)
+        self.normalize = bool(normalize)
 
     def _prepare(self, features, name):
         features = _dense(features, name)
         return l2_normalize(features) if self.normalize else features
 
     def fit(self, features, labels=None):
-        features = self._prepare(features, "training_features")
+        features = self._prepare(features, "training_features")  # labels unused
         if self.n_neighbors > features.shape[0]:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} exceeds the {features.shape[0]} "
@@ -275,9 +328,6 @@ def knn_distance(features, *, training_features, n_neighbors=50, normalize=True)
     return scorer(features)
 
 
-_SCORERS = {"mahalanobis": _Mahalanobis, "knn_distance": _KNNDistance}
-
-
 # ----------------------------------------------------------------------------
 # Fitted once, on a model's training inputs
 # ----------------------------------------------------------------------------
@@ -380,10 +430,10 @@ def fit_on_features(csf, features, y, csf_params=None):
         raise ValueError(
             f"csf_params {unknown} are not parameters of {csf!r}; it takes {takes}."
         )
-    k = params.get("n_neighbors", 1)
-    if not isinstance(k, Integral) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"csf_params n_neighbors must be an int >= 1; got {k!r}.")
-    scorer = _SCORERS[csf](**params).fit(features, y)
+    if csf == "knn_distance":
+        scorer = _KNNDistance(**params, where="csf_params ").fit(features)
+    else:
+        scorer = _Mahalanobis().fit(features, y, labels_name="y")
     return FeatureConfidence(csf, params, scorer, num_samples(features))
 
 

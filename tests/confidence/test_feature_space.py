@@ -337,3 +337,52 @@ def test_the_users_containers():
         csf="knn_distance", csf_params={"n_neighbors": 5}, target_coverage=0.8, cv=3,
     ).fit(frame, labels)  # fmt: skip
     assert clf.predict(frame[:5]).dtype.kind in "UO"
+
+
+# Issue 35: the edges of the feature-space CSFs, with the user's own inputs.
+def _edge_data():
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.r_[np.zeros(30), np.ones(30)]
+    return X, y, LogisticRegression().fit(X, y)
+
+
+def test_nan_training_labels_are_refused_not_a_class():
+    X, y, model = _edge_data()
+    y[3] = np.nan
+    with pytest.raises(ValueError, match="training_labels contains 1 NaN"):
+        mahalanobis(X, training_features=X, training_labels=y)
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        fit_feature_confidence("mahalanobis", model, X, y)
+    labels = np.array(["a", "b"] * 30, dtype=object)
+    labels[5] = np.nan  # pandas' missing value in a text column
+    with pytest.raises(ValueError, match="1 missing value"):
+        mahalanobis(X, training_features=X, training_labels=labels)
+
+
+@pytest.mark.parametrize("normalize", ["no", None, 1])
+def test_knn_normalize_must_be_a_bool_on_both_paths(normalize):
+    X, _, model = _edge_data()
+    with pytest.raises(ValueError, match="csf_params normalize must be True or"):
+        fit_feature_confidence(
+            "knn_distance", model, X, csf_params={"normalize": normalize}
+        )
+    with pytest.raises(ValueError, match="normalize"):
+        knn_distance(X, training_features=X, normalize=normalize)
+
+
+def test_feature_space_messages_name_the_argument():
+    X, y, model = _edge_data()
+    with pytest.raises(ValueError, match="n_neighbors must be an int >= 1; got True"):
+        knn_distance(X, training_features=X, n_neighbors=True)
+    with pytest.raises(ValueError, match="csf_params n_neighbors"):
+        fit_feature_confidence("knn_distance", model, X, csf_params={"n_neighbors": 0})
+    with pytest.raises(ValueError, match="training_features has complex values"):
+        mahalanobis(X, training_features=X + 1j, training_labels=y)
+    with pytest.raises(ValueError, match="features has complex values"):
+        knn_distance(X + 1j, training_features=X, n_neighbors=2)
+    mixed = np.array([1, "a"] * 30, dtype=object)
+    with pytest.raises(ValueError, match=r"training_labels mix types \['int', 'str'\]"):
+        mahalanobis(X, training_features=X, training_labels=mixed)
+    text = np.array([["a", "b", "c"]] * 60)
+    with pytest.raises(ValueError, match="training_features must be numeric"):
+        knn_distance(X, training_features=text, n_neighbors=2)
