@@ -732,3 +732,17 @@ def test_temperature_scaling_keeps_predictions_and_changes_confidence():
     assert not np.allclose(conf_model, conf_scaled)
     # An overfit model is over-confident: temperature scaling lowers its MSP.
     assert conf_scaled.mean() < conf_model.mean()
+
+
+def test_js_to_uniform_matches_scipy_on_float16_probabilities():
+    """Issue 35: float16 rows sum to 1 only to their rounding; scipy's
+    jensenshannon renormalises them and so does js_to_uniform (was 1e-5 off)."""
+    from scipy.spatial.distance import jensenshannon
+
+    from sklearn_selective.confidence import js_to_uniform
+
+    proba = np.random.default_rng(0).dirichlet(np.ones(5), size=200)
+    proba = proba.astype(np.float16)
+    uniform = np.full(5, 0.2)
+    expected = [jensenshannon(row.astype(np.float64), uniform) for row in proba]
+    np.testing.assert_allclose(js_to_uniform(proba), expected, atol=1e-12)
