@@ -15,6 +15,7 @@ import sklearn_selective
 # copy of docs/ elsewhere still finds the examples.
 ROOT = Path(sklearn_selective.__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 project = "sklearn-selective"
 author = "the sklearn-selective developers"
@@ -25,8 +26,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax served from the build itself (_static/mathjax), not a CDN: the
+    # documentation reads the same offline (tests/api/test_docs.py checks it).
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    # scikit-learn, SciPy, NumPy and joblib names linked by their URL pattern:
+    # intersphinx inventories cannot be fetched by an offline build.
+    "external_api_links",
 ]
 
 templates_path = ["_templates"]
@@ -48,6 +55,9 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "_gallery_order.GalleryOrder",
+    # The execution-times pages load jQuery and DataTables from CDNs; the
+    # times are in each example's own page.
+    "write_computation_times": False,
 }
 
 html_theme = "pydata_sphinx_theme"

@@ -69,6 +69,40 @@ def test_docs_build_without_warnings(tmp_path):
     )
     assert status == 0
     assert (tmp_path / "html" / "api.html").exists()
+    _check_pages_load_nothing_from_another_host(tmp_path / "html")
+
+
+# A script, or a stylesheet (or preloaded resource), whose address names a host.
+_EXTERNAL_RESOURCE = re.compile(
+    r"<script\b[^>]*\bsrc=\"(?:https?:)?//[^\"]*\""
+    r"|<link\b(?=[^>]*\brel=\"(?:stylesheet|preload|modulepreload)\")"
+    r"[^>]*\bhref=\"(?:https?:)?//[^\"]*\"",
+    re.IGNORECASE,
+)
+
+
+def _check_pages_load_nothing_from_another_host(html):
+    """Every page reads offline: no script or stylesheet from another host, and
+    the formulas are typeset by the MathJax copied into the build."""
+    loads = {
+        str(page.relative_to(html)): _EXTERNAL_RESOURCE.findall(page.read_text())
+        for page in html.rglob("*.html")
+    }
+    assert not {page: found for page, found in loads.items() if found}
+    mathjax = html / "_static" / "mathjax" / "tex-chtml.js"
+    assert mathjax.exists()
+    guide = (html / "user_guide" / "metrics.html").read_text()
+    assert "_static/mathjax/tex-chtml.js" in guide and 'class="math' in guide
+
+
+def test_external_resource_pattern_can_fail():
+    """The check above finds what a CDN page loads (it must be able to fail)."""
+    cdn = '<script defer src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js">'
+    sheet = '<link rel="stylesheet" href="//cdn.example.org/d.css" />'
+    local = '<script src="_static/mathjax/tex-chtml.js"></script>'
+    assert _EXTERNAL_RESOURCE.findall(cdn) and _EXTERNAL_RESOURCE.findall(sheet)
+    assert not _EXTERNAL_RESOURCE.findall(local)
+    assert not _EXTERNAL_RESOURCE.findall('<link rel="canonical" href="https://x">')
 
 
 # ----------------------------------------------------------------------------------
