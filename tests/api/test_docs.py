@@ -13,6 +13,7 @@ PUBLIC_MODULES = [
     "sklearn_selective",
     "sklearn_selective.metrics",
     "sklearn_selective.confidence",
+    "sklearn_selective.exceptions",
 ]
 
 
@@ -118,7 +119,7 @@ NUMPYDOC_CHECKS = {"PR01", "PR02", "PR03", "PR07", "GL08", "SS01", "GL03", "GL05
 
 def _public_objects():
     """Every public function, class and public method or property, by path."""
-    for module_name in [*PUBLIC_MODULES, "sklearn_selective.exceptions"]:
+    for module_name in PUBLIC_MODULES:
         module = import_module(module_name)
         for name in module.__all__:
             value = getattr(module, name)
