@@ -219,7 +219,7 @@ def predict_with_confidence(estimator, X, csf=None, csf_params=None):
     function = get_confidence_function(csf)
     _check_fitted_feature_csf(csf, csf_params)
     values, y_pred = _model_output(estimator, X, model_output_of(csf))
-    confidence = np.asarray(function(values, **(csf_params or {})), dtype=np.float64)
+    confidence = _as_confidence(csf, function(values, **(csf_params or {})))
     _check_confidence_output(csf, confidence, len(y_pred))
     return y_pred, confidence
 
@@ -245,7 +245,7 @@ def predict_proba_with_confidence(estimator, X, csf=None, csf_params=None):
     proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
     if model_output_of(csf) == "predict_proba":
         function = get_confidence_function(csf)
-        confidence = np.asarray(function(proba, **(csf_params or {})), np.float64)
+        confidence = _as_confidence(csf, function(proba, **(csf_params or {})))
         _check_confidence_output(csf, confidence, proba.shape[0])
         return proba, confidence
     return proba, predict_with_confidence(estimator, X, csf, csf_params)[1]
@@ -271,6 +271,19 @@ def _check_fitted_feature_csf(csf, csf_params):
             f"csf={csf!r} in SelectiveClassifier or ATCEstimator with an unfitted "
             "classifier (each training fold is used)."
         )
+
+
+def _as_confidence(csf, values):
+    """A CSF's output as float64, or an error that names the CSF."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        kind = np.asarray(values).dtype
+        raise ValueError(
+            f"The confidence function {_name(csf)} must return one number per "
+            f"sample (higher = more confident); it returned values of dtype "
+            f"{kind}, e.g. {np.asarray(values).ravel()[:3].tolist()}."
+        ) from None
 
 
 def _check_confidence_output(csf, confidence, n_samples):

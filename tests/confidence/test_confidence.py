@@ -746,3 +746,21 @@ def test_js_to_uniform_matches_scipy_on_float16_probabilities():
     uniform = np.full(5, 0.2)
     expected = [jensenshannon(row.astype(np.float64), uniform) for row in proba]
     np.testing.assert_allclose(js_to_uniform(proba), expected, atol=1e-12)
+
+
+def test_a_csf_returning_text_is_named_in_the_error():
+    """Issue 35: a user's CSF returning strings (was 'could not convert string
+    to float')."""
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_selective.confidence import predict_with_confidence
+
+    X, y = make_classification(n_samples=50, random_state=0)
+    model = LogisticRegression().fit(X, y)
+
+    def my_score(proba):
+        return np.array(["high"] * len(proba))
+
+    with pytest.raises(ValueError, match="my_score must return one number per"):
+        predict_with_confidence(model, X, my_score)
