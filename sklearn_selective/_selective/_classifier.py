@@ -1,21 +1,20 @@
-"""SelectiveClassifier: a classifier that abstains below a fitted confidence."""
+"""SelectiveClassifier: a classifier that abstains below a fitted confidence.
 
-import math
-import warnings
-from functools import partial
+The meta-estimator resolves its parameters to one threshold policy
+(``_policies``), fits it on held-out predictions, and keeps the fitted state;
+every prediction method goes through one decision (:meth:`decide`).
+"""
+
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.utils import Bunch, column_or_1d
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from .._utils._costs import check_costs
 from .._utils._held_out import HeldOutScoresMixin
 from .._utils._sklearn import (
     HasMethods,
@@ -35,17 +34,12 @@ from ..confidence._calibrators import CALIBRATORS
 from ..confidence._feature_space import fit_for_deployment, held_out_inference
 from ..confidence._model_output import classifier_inputs
 from ..metrics import get_scorer, get_scorer_names
-from . import _thresholds
-from ._cost import cost_decision, fit_cost_rule
-from ._decisions import (
-    check_reject_label,
-    class_index,
-    cv_results,
-    labels_or_reject,
-    msp_decision,
-)
+from ._classes import class_index
+from ._cv_results import fold_results
+from ._inference import held_out_proba_inference, msp_decision
 from ._novelty import fit_novelty, is_novel
-from ._policy_params import PolicyParamsMixin
+from ._policies import POLICY_PARAMETERS, resolve_policy
+from ._reject_label import check_reject_label, labels_or_reject
 
 
 def _check_fit_sample_weight(sample_weight, y):
@@ -62,22 +56,6 @@ def _check_fit_sample_weight(sample_weight, y):
     return _check_scaled_sample_weight(weights, y.shape[0], reference="y")
 
 
-def _predict_proba_and_msp(estimator, X, classes=None):
-    """Held-out inference of the cost rule: argmax, MSP and the probabilities,
-    with a column for each of ``classes`` (all the labels of ``y``): a fold's
-    model that never saw a class gives it probability 0, as
-    :func:`sklearn.model_selection.cross_val_predict` does."""
-    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    if classes is not None and len(estimator.classes_) < len(classes):
-        full = np.zeros((proba.shape[0], len(classes)))
-        full[:, np.searchsorted(classes, estimator.classes_)] = proba
-        proba = full
-        index, maximum = msp_decision(proba)
-        return classes[index], maximum, proba
-    index, maximum = msp_decision(proba)
-    return estimator.classes_[index], maximum, proba
-
-
 def _has_decision_function_without_costs(self):
     """With a cost matrix the prediction is not the decision function's argmax,
     so the inner decision function is not offered as this classifier's."""
@@ -86,7 +64,6 @@ def _has_decision_function_without_costs(self):
 
 
 class SelectiveClassifier(
-    PolicyParamsMixin,
     HeldOutScoresMixin,
     MetaEstimatorMixin,
     ClassifierMixin,
@@ -521,32 +498,29 @@ class SelectiveClassifier(
         check_classification_targets(y)
         X, y = indexable(X, y)
         y = column_or_1d(y, warn=True)
-        policy, policy_params = self._policy()
-        self._check_estimator(policy)
+        policy = resolve_policy(
+            **{name: getattr(self, name) for name in POLICY_PARAMETERS}
+        )
+        policy.check_estimator(self.estimator, self.csf)
         sample_weight = _check_fit_sample_weight(sample_weight, y)
-        if policy == "guaranteed_risk" and sample_weight is not None:
+        if policy.certifies and sample_weight is not None:
             raise ValueError(
                 "sample_weight is not supported with confidence_level: the risk "
                 "guarantee is a binomial bound that counts validation samples."
             )
         routed = self._fit_params(sample_weight, fit_params)
-        self.policy_ = policy
-        self.cost_ = self.risk_bound_ = self.calibrator_ = None
-        if policy_params.get("target_coverage") == 1.0:
-            return self._fit_accept_all(X, y, routed)
-
-        def check_guarantee(n_splits):
-            if policy == "guaranteed_risk":
-                self._check_guarantee_is_for_the_deployed_model(n_splits)
-
+        self.policy_, self._threshold_policy = policy.name, policy
+        self.cost_ = self.risk_bound_ = None
+        if not policy.needs_validation:
+            return self._fit_accept_all(X, y, routed, policy)
         held_out = self._fit_held_out(
             X,
             y,
             routed,
-            partial(_predict_proba_and_msp, classes=self._fold_classes(y))
-            if policy == "cost_rule"
+            held_out_proba_inference(self.estimator, y)
+            if policy.needs_proba
             else held_out_inference(self.csf, self.csf_params),
-            before_fit=check_guarantee,
+            before_fit=lambda n_splits: policy.check_deployed(n_splits, self.refit),
         )
         self.estimator_ = held_out.estimator
         self.csf_ = getattr(held_out.inference, "csf", self.csf)
@@ -559,44 +533,28 @@ class SelectiveClassifier(
             confidence=held_out.confidence,
             weights=None if sample_weight is None else sample_weight[held_out.indices],
         )
-        if policy == "cost_rule":
-            self._prepare_cost_rule(validation, held_out.outputs[2])
-        fitted, table, cost = self._fit_validation(validation, policy, policy_params)
-        self.threshold_, self.coverage_ = fitted.threshold, fitted.coverage
-        self.risk_, self.risk_bound_, self.cost_ = fitted.risk, fitted.risk_bound, cost
+        if policy.needs_proba:
+            validation.proba = held_out.outputs[2]
+        validation = policy.prepare(validation, self.classes_)
+        self.calibrator_ = policy.calibrator_
+        fitted, table = policy.fit(validation)
+        self.threshold_, self.coverage_, self.risk_ = fitted[:3]
+        self.risk_bound_, self.cost_ = fitted.risk_bound, fitted.cost
         self.validation_curve_ = Bunch(**table)
         self.cv_results_ = None
         if self.store_cv_results:
-            self.cv_results_ = self._cv_results(
-                validation, held_out.fold_sizes, policy, policy_params
-            )
+            self.cv_results_ = fold_results(policy, validation, held_out.fold_sizes)
         return self._fit_novelty(X)
 
-    def _fold_classes(self, y):
-        """Every label of ``y``, the columns each fold's probabilities get (a
-        training fold may lack a class); None for a ``FrozenEstimator``, whose
-        classes are fixed."""
-        if isinstance(self.estimator, FrozenEstimator):
-            return None
-        return np.unique(y)
-
-    def _fit_accept_all(self, X, y, routed):
+    def _fit_accept_all(self, X, y, routed, policy):
         """``target_coverage=1``: accept every sample; no validation data needed."""
         self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
-        self.csf_ = self.csf
-        if self.cost_matrix is None:
-            self.csf_ = fit_for_deployment(
-                self.csf, self.estimator_, X, y, self.csf_params
-            )
+        self.csf_ = fit_for_deployment(self.csf, self.estimator_, X, y, self.csf_params)
         self.classes_ = self.estimator_.classes_
         check_reject_label(self.reject_label, self.classes_)
-        threshold = -math.inf
-        if self.threshold_per_class:
-            threshold = np.full(len(self.classes_), -math.inf)
-        self.threshold_, self.coverage_, self.risk_ = threshold, 1.0, math.nan
-        if self.threshold_per_class:
-            self.coverage_ = np.ones(len(self.classes_))
-            self.risk_ = np.full(len(self.classes_), math.nan)
+        self.calibrator_ = None
+        fitted = policy.fit_without_validation(self.classes_)
+        self.threshold_, self.coverage_, self.risk_ = fitted[:3]
         self.validation_curve_ = self.cv_results_ = None
         return self._fit_novelty(X)
 
@@ -610,74 +568,6 @@ class SelectiveClassifier(
             )
         return self
 
-    def _fit_validation(self, validation, policy, policy_params):
-        """The policy's fit on validation predictions: (fit, table, mean cost)."""
-        if policy == "cost_rule":
-            tune = self.cost_rule == "empirical"
-            return fit_cost_rule(validation, *self._costs, tune=tune)
-        losses = (validation.y_pred != validation.y_true).astype(np.float64)
-        samples = (validation.confidence, losses, validation.weights)
-        if self.threshold_per_class:
-            index = class_index(self.classes_, validation.y_pred)
-            fitted, table = _thresholds.fit_per_class(
-                policy, index, self.classes_, *samples, **policy_params
-            )
-        else:
-            fitted, table = _thresholds.fit_policy(policy, *samples, **policy_params)
-        return fitted, table, None
-
-    def _cv_results(self, validation, fold_sizes, policy, policy_params):
-        """The same policy fitted on each fold's held-out predictions alone."""
-        ends = np.cumsum(fold_sizes)
-        fits, costs = [], []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the pooled fit has warned already
-            for start, end in zip(ends - fold_sizes, ends, strict=True):
-                fold = Bunch(
-                    **{
-                        key: None if value is None else value[start:end]
-                        for key, value in validation.items()
-                    }
-                )
-                fitted, _, cost = self._fit_validation(fold, policy, policy_params)
-                fits.append(fitted)
-                costs.append(cost)
-        results = cv_results(fits, fold_sizes, None if costs[0] is None else costs)
-        undefined = np.isnan(results["risk"])
-        if undefined.any():
-            per_class = " of a class" if undefined.ndim == 2 else ""
-            warnings.warn(
-                f"cv_results_['risk'] is undefined (nan) in {undefined.sum()} of "
-                f"{undefined.size} fold fits, where the fold's threshold accepts no "
-                f"sample{per_class}; mean_risk and std_risk are nan there, as "
-                "scikit-learn's cv_results_ keep a non-finite fold score. Use "
-                "fewer folds (larger held-out folds) or read the risk of the "
-                "pooled fit (risk_).",
-                UndefinedMetricWarning,
-                stacklevel=4,
-            )
-        return results
-
-    # ----------------------------------------------------------------------------
-    # The cost rule
-    # ----------------------------------------------------------------------------
-    def _prepare_cost_rule(self, validation, proba):
-        """Class indices of the labels and (calibrated) validation probabilities."""
-        validation.y_index = class_index(self.classes_, validation.y_true)
-        if validation.y_index is None:
-            raise ValueError(
-                "y contains labels the classifier does not know (classes_ = "
-                f"{self.classes_.tolist()}); cost_matrix rows need every true "
-                "label to be a class."
-            )
-        self._costs = check_costs(self.cost_matrix, self.rejection_cost, self.classes_)
-        if self.calibration is not None:
-            self.calibrator_ = CALIBRATORS[self.calibration]().fit(
-                proba, validation.y_index, validation.weights
-            )
-            proba = self.calibrator_.transform(proba)
-        validation.proba = proba
-
     # ----------------------------------------------------------------------------
     # Prediction
     # ----------------------------------------------------------------------------
@@ -687,25 +577,31 @@ class SelectiveClassifier(
             return {}
         return self.csf_params or {}
 
-    def _decide(self, X):
-        """Class index of each prediction and its confidence (one inference)."""
+    def _decision(self, X, *, novelty=True):
+        """The one decision behind every prediction method: the class index of
+        each prediction, its confidence, whether it reaches the threshold
+        (``confident``) and, with ``novelty``, whether it is ``novel`` and
+        ``accepted`` (confident and not novel). One inference of the model."""
         check_is_fitted(self, "threshold_")
-        if self.cost_matrix is not None:
-            proba = self.estimator_.predict_proba(X)
-            if self.calibrator_ is not None:
-                proba = self.calibrator_.transform(proba)
-            return cost_decision(np.asarray(proba, np.float64), *self._costs)
-        if self.csf_ == "msp" and not self.csf_params:
-            return msp_decision(self.estimator_.predict_proba(X))
-        y_pred, confidence = predict_with_confidence(
-            self.estimator_, X, self.csf_, self._csf_params()
+        policy = self._threshold_policy
+        if policy.needs_proba:
+            index, confidence = policy.decide(self.estimator_.predict_proba(X))
+        elif self.csf_ == "msp" and not self.csf_params:
+            index, confidence = msp_decision(self.estimator_.predict_proba(X))
+        else:
+            y_pred, confidence = predict_with_confidence(
+                self.estimator_, X, self.csf_, self._csf_params()
+            )
+            index = class_index(self.classes_, y_pred)
+        threshold = (
+            self.threshold_[index] if self.threshold_per_class else self.threshold_
         )
-        return class_index(self.classes_, y_pred), confidence
-
-    def _accepted(self, index, confidence):
-        if self.threshold_per_class:
-            return confidence >= self.threshold_[index]
-        return confidence >= self.threshold_
+        decision = Bunch(index=index, confidence=confidence)
+        decision.confident = confidence >= threshold
+        if novelty:
+            decision.novel = self._novel(X)
+            decision.accepted = decision.confident & ~decision.novel
+        return decision
 
     def decide(self, X):
         """Every part of the abstention decision, from one inference.
@@ -743,13 +639,12 @@ class SelectiveClassifier(
         >>> bool((decision.accepted == clf.predict_accept(X[400:])).all())
         True
         """
-        index, confidence = self._decide(X)
-        novel = self._novel(X)
+        decision = self._decision(X)
         return Bunch(
-            y_pred=self.classes_[index],
-            confidence=confidence,
-            novel=novel,
-            accepted=self._accepted(index, confidence) & ~novel,
+            y_pred=self.classes_[decision.index],
+            confidence=decision.confidence,
+            novel=decision.novel,
+            accepted=decision.accepted,
         )
 
     def confidence_score(self, X):
@@ -768,7 +663,7 @@ class SelectiveClassifier(
             With ``cost_matrix``: the margin by which abstaining is expected to
             cost more than the cheapest prediction.
         """
-        return self._decide(X)[1]
+        return self._decision(X, novelty=False).confidence
 
     def predict_accept(self, X):
         """Whether each prediction is accepted (True) or rejected (False).
@@ -785,7 +680,7 @@ class SelectiveClassifier(
             ``threshold_per_class=True``) and, with a ``novelty_detector``,
             not :meth:`predict_novel`.
         """
-        return self._accepted(*self._decide(X)) & ~self._novel(X)
+        return self._decision(X).accepted
 
     def predict_novel(self, X):
         """Whether the novelty detector flags each sample (all False without one).
@@ -801,10 +696,7 @@ class SelectiveClassifier(
             ``novelty_detector_.score_samples`` of the inputs the classifier
             sees below ``novelty_threshold_``.
         """
-        check_is_fitted(self, "threshold_")
-        if self.novelty_detector_ is None:
-            self._decide(X)  # validates X as the classifier does
-        return self._novel(X)
+        return self._decision(X).novel
 
     def _novel(self, X):
         """:meth:`predict_novel` of inputs the classifier has validated."""
@@ -828,13 +720,12 @@ class SelectiveClassifier(
             ``"novel"`` (flagged by the novelty detector, confident enough);
             ``"novel_and_low_confidence"``.
         """
-        confident = self._accepted(*self._decide(X))
-        novel = self._novel(X)
+        decision = self._decision(X)
         reasons = np.array(
             ["accepted", "low_confidence", "novel", "novel_and_low_confidence"],
             dtype=object,
         )
-        return reasons[(~confident).astype(int) + 2 * novel.astype(int)]
+        return reasons[(~decision.confident).astype(int) + 2 * decision.novel]
 
     def predict(self, X):
         """Predict class labels, or ``reject_label`` where the classifier abstains.
@@ -851,11 +742,12 @@ class SelectiveClassifier(
             least expected cost); rejected samples get ``reject_label`` if it
             is set.
         """
-        index, confidence = self._decide(X)
+        decision = self._decision(X, novelty=self.reject_label is not None)
         if self.reject_label is None:
-            return self.classes_[index]
-        accepted = self._accepted(index, confidence) & ~self._novel(X)
-        return labels_or_reject(self.classes_, index, accepted, self.reject_label)
+            return self.classes_[decision.index]
+        return labels_or_reject(
+            self.classes_, decision.index, decision.accepted, self.reject_label
+        )
 
     def score(self, X, y, sample_weight=None):
         """Score the classifier on labelled data, by ``scoring``.

@@ -1,5 +1,6 @@
-"""Which parameters belong to which threshold policy (``_selective/_policy_params.py``):
-each bad combination is refused with a message that names it."""
+"""Which parameters belong to which threshold policy
+(``_selective/_policies/_resolver.py``): each bad combination is refused with a
+message that names it."""
 
 import numpy as np
 import pytest
