@@ -6,6 +6,7 @@ from functools import partial
 
 import numpy as np
 from sklearn.frozen import FrozenEstimator
+from sklearn.utils import Bunch
 
 from .._utils._blockwise import probability_tolerance
 from ._classes import class_index
@@ -87,3 +88,19 @@ def held_out_proba_inference(estimator, y):
     fold may lack a class); a ``FrozenEstimator``'s classes are fixed."""
     classes = None if isinstance(estimator, FrozenEstimator) else np.unique(y)
     return partial(_predict_proba_and_msp, classes=classes)
+
+
+def validation_predictions(held_out, y, sample_weight, policy):
+    """The per-sample arrays of the held-out predictions a policy fits on:
+    ``y_true``, ``y_pred``, ``confidence``, ``weights`` and, for a policy that
+    needs them, the probabilities ``proba``."""
+    indices = held_out.indices
+    validation = Bunch(
+        y_true=y[indices],
+        y_pred=held_out.y_pred,
+        confidence=held_out.confidence,
+        weights=None if sample_weight is None else sample_weight[indices],
+    )
+    if policy.needs_proba:
+        validation.proba = held_out.outputs[2]
+    return validation

@@ -15,11 +15,12 @@ from ._cost_rule import CostRule
 from ._guaranteed_risk import GuaranteedRisk
 from ._per_class import PerClass
 from ._rejection_cost import RejectionCost
-from ._resolver import POLICY_PARAMETERS, resolve_policy
+from ._resolver import POLICY_CONSTRAINTS, POLICY_PARAMETERS, resolve_policy
 from ._target_coverage import TargetCoverage
 from ._target_risk import TargetRisk
 
 __all__ = [
+    "POLICY_CONSTRAINTS",
     "POLICY_PARAMETERS",
     "CostRule",
     "CurvePolicy",

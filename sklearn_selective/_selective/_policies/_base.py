@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..._utils._validation import _check_scaled_sample_weight
 from ...confidence._model_output import check_csf_supported
 from .._curve import ThresholdFit, _ValidationCurve
 
@@ -57,6 +58,26 @@ class ThresholdPolicy:
         """Raise when ``estimator`` cannot serve this policy with ``csf``."""
         check_has_confidence(estimator)
         check_csf_supported(estimator, csf)
+
+    def check_sample_weight(self, sample_weight, y):
+        """``fit``'s sample weights as the policy reads them (None for none)."""
+        if sample_weight is None:
+            return None
+        weights = np.asarray(sample_weight)
+        if weights.ndim == 1 and weights.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"sample_weight has {weights.shape[0]} entries but y has "
+                f"{y.shape[0]}; pass one weight per sample."
+            )
+        # The policies are invariant to a common factor of the weights: extreme
+        # ones are scaled exactly, so that their sums neither overflow nor vanish.
+        weights = _check_scaled_sample_weight(weights, y.shape[0], reference="y")
+        if self.certifies:
+            raise ValueError(
+                "sample_weight is not supported with confidence_level: the risk "
+                "guarantee is a binomial bound that counts validation samples."
+            )
+        return weights
 
     def check_deployed(self, n_splits, refit):
         """Raise when the fitted threshold would not hold for the deployed model

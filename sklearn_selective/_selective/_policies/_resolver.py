@@ -5,8 +5,12 @@ Checked in ``fit`` (scikit-learn's convention: ``__init__`` stores parameters
 as given), with messages that name the parameters the user set.
 """
 
+from numbers import Real
+
 import numpy as np
 
+from ..._utils._sklearn import Interval, StrOptions
+from ...confidence._calibrators import CALIBRATORS
 from .._guarantees import PROCEDURES
 from ._cost_rule import CostRule
 from ._guaranteed_risk import GuaranteedRisk
@@ -30,6 +34,21 @@ POLICY_PARAMETERS = (
     "cost_rule",
     "calibration",
 )
+
+# The estimator's constraints of these parameters (their ranges alone; how they
+# combine is checked by ``resolve_policy``).
+POLICY_CONSTRAINTS = {
+    "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
+    "target_risk": [Interval(Real, 0, 1, closed="left"), None],
+    "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
+    "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
+    "guarantee": [StrOptions(set(PROCEDURES))],
+    "rejection_cost": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+    "threshold_per_class": ["boolean"],
+    "cost_matrix": ["array-like", callable, None],
+    "cost_rule": [StrOptions({"bayes", "empirical"})],
+    "calibration": [StrOptions(set(CALIBRATORS)), None],
+}
 
 # The policy of each parameter that sets one alone.
 _SINGLE = {
