@@ -1,92 +1,33 @@
-"""SelectiveClassifier: a classifier that abstains below a fitted confidence."""
+"""SelectiveClassifier: a classifier that abstains below a fitted confidence.
+Its parameters resolve to one policy (``_policies``); every prediction method
+reads one decision (``_decision``)."""
 
-import math
-import warnings
-from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.frozen import FrozenEstimator
-from sklearn.metrics import get_scorer as sklearn_get_scorer
 from sklearn.utils import Bunch, column_or_1d
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.validation import indexable
 
-from .._utils._costs import check_costs
 from .._utils._held_out import HeldOutScoresMixin
-from .._utils._sklearn import (
-    HasMethods,
-    Interval,
-    RealNotInt,
-    StrOptions,
-    estimator_has,
-    fit_context,
-    num_samples,
-)
-from .._utils._validation import (
-    _check_scaled_sample_weight,
-    check_labels_match_classes,
-)
-from ..confidence import FeatureConfidence, predict_with_confidence
-from ..confidence._calibrators import CALIBRATORS
+from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
+from .._utils._validation import check_labels_match_classes
 from ..confidence._feature_space import fit_for_deployment, held_out_inference
-from ..confidence._model_output import classifier_inputs
-from ..metrics import get_scorer, get_scorer_names
-from . import _thresholds
-from ._cost import cost_decision, fit_cost_rule
-from ._decisions import (
-    check_reject_label,
-    class_index,
-    cv_results,
-    labels_or_reject,
-    msp_decision,
+from . import _inner_outputs, _scoring
+from ._cv_results import fold_results
+from ._decision import abstention_decision
+from ._inference import held_out_proba_inference, validation_predictions
+from ._novelty import fit_novelty
+from ._policies import POLICY_CONSTRAINTS, POLICY_PARAMETERS, resolve_policy
+from ._reject_label import check_reject_label, labels_or_reject
+
+_REASONS = np.array(
+    ["accepted", "low_confidence", "novel", "novel_and_low_confidence"], dtype=object
 )
-from ._novelty import fit_novelty, is_novel
-from ._policy_params import PolicyParamsMixin
-
-
-def _check_fit_sample_weight(sample_weight, y):
-    if sample_weight is None:
-        return None
-    weights = np.asarray(sample_weight)
-    if weights.ndim == 1 and weights.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"sample_weight has {weights.shape[0]} entries but y has "
-            f"{y.shape[0]}; pass one weight per sample."
-        )
-    # The policies are invariant to a common factor of the weights: extreme
-    # ones are scaled exactly, so that their sums neither overflow nor vanish.
-    return _check_scaled_sample_weight(weights, y.shape[0], reference="y")
-
-
-def _predict_proba_and_msp(estimator, X, classes=None):
-    """Held-out inference of the cost rule: argmax, MSP and the probabilities,
-    with a column for each of ``classes`` (all the labels of ``y``): a fold's
-    model that never saw a class gives it probability 0, as
-    :func:`sklearn.model_selection.cross_val_predict` does."""
-    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    if classes is not None and len(estimator.classes_) < len(classes):
-        full = np.zeros((proba.shape[0], len(classes)))
-        full[:, np.searchsorted(classes, estimator.classes_)] = proba
-        proba = full
-        index, maximum = msp_decision(proba)
-        return classes[index], maximum, proba
-    index, maximum = msp_decision(proba)
-    return estimator.classes_[index], maximum, proba
-
-
-def _has_decision_function_without_costs(self):
-    """With a cost matrix the prediction is not the decision function's argmax,
-    so the inner decision function is not offered as this classifier's."""
-    has = estimator_has("decision_function", delegates=("estimator_", "estimator"))
-    return self.cost_matrix is None and has(self)
 
 
 class SelectiveClassifier(
-    PolicyParamsMixin,
     HeldOutScoresMixin,
     MetaEstimatorMixin,
     ClassifierMixin,
@@ -97,38 +38,15 @@ class SelectiveClassifier(
     The wrapped classifier (or :class:`~sklearn.pipeline.Pipeline`) predicts as
     usual; a confidence score function (CSF) scores each prediction, and a
     sample is **accepted** iff its confidence is ``>= threshold_``. The
-    threshold is fitted on validation data — out-of-fold predictions of a
-    cross-validation, or all of ``fit``'s data for an already fitted model
-    wrapped in :class:`~sklearn.frozen.FrozenEstimator` — by exactly one policy:
-
-    - ``target_coverage``: the largest threshold whose validation coverage is at
-      least the target. ``target_coverage=1.0`` accepts every sample
-      (``threshold_ = -inf``) and needs no validation data: the classifier is
-      fitted once, without ``cv`` — the cheap way to choose a model and a CSF by
-      AUGRC in a search (see :ref:`model_selection_guide`);
-    - ``target_risk`` (without ``confidence_level``): the lowest threshold whose
-      empirical validation selective risk (error rate of the accepted samples)
-      is at most the target;
-    - ``target_risk`` with ``confidence_level``: a guarantee. With probability
-      at least ``confidence_level`` over the validation draw, every stated
-      constraint holds on the population at once: selective risk at most
-      ``target_risk`` and, with ``max_abstention_rate``, an abstention rate at
-      most that. ``guarantee="fixed_sequence"`` (default) is Learn-then-Test
-      with exact binomial p-values and fixed-sequence tests along the threshold
-      path, from nine starts at validation coverages 0.1 to 0.9 chosen without
-      the labels; the threshold of most coverage that every constraint
-      certifies is kept. ``guarantee="sgr"`` is the binary search of Geifman
-      and El-Yaniv, kept for reproduction. See the Notes for when a guarantee
-      holds;
-    - ``rejection_cost``: Chow's rule, the threshold minimising the validation
-      mean cost when an error costs 1 and an abstention ``rejection_cost``;
-    - ``cost_matrix`` with ``rejection_cost``: the cost-sensitive Bayes rule on
-      the classifier's probabilities: predict the class of least expected cost
-      and abstain when abstaining is expected to cost less.
-
-    When none is set, ``target_coverage=0.9`` is used. With
-    ``threshold_per_class=True`` the first four policies are applied to each
-    predicted class separately.
+    threshold is fitted on validation data (out-of-fold predictions, or all of
+    ``fit``'s data for a model in :class:`~sklearn.frozen.FrozenEstimator`) by
+    exactly one policy:
+    ``target_coverage`` (``0.9`` when none is set), ``target_risk``,
+    ``target_risk`` with ``confidence_level`` (a guarantee, optionally with
+    ``max_abstention_rate``), ``rejection_cost`` (Chow's rule), or
+    ``cost_matrix`` with ``rejection_cost`` (the cost-sensitive Bayes rule).
+    Each parameter says what its policy does. With ``threshold_per_class=True``
+    the first four are applied to each predicted class separately.
 
     Read more in the :ref:`thresholds_guide`.
 
@@ -140,66 +58,61 @@ class SelectiveClassifier(
         used as validation data and the model is not refitted).
 
     csf : str or callable, default="msp"
-        Confidence score function, a name from
+        Confidence score function (higher = more confident; not used with
+        ``cost_matrix``): a name from
         :func:`~sklearn_selective.confidence.get_confidence_function_names` or a
-        callable (see :mod:`sklearn_selective.confidence`). Higher = more
-        confident. Not used with ``cost_matrix``. The feature-space CSFs
-        ``"mahalanobis"`` and ``"knn_distance"`` are fitted on the inputs the
-        final classifier is trained on (each training fold's, then the
-        deployed model's; they ignore ``sample_weight``); with a
-        ``FrozenEstimator``, pass
+        callable. ``"mahalanobis"`` and ``"knn_distance"`` are fitted on each
+        training fold's inputs, then the deployed model's (without
+        ``sample_weight``); for a ``FrozenEstimator``, pass
         :func:`~sklearn_selective.confidence.fit_feature_confidence` instead.
 
     csf_params : dict, default=None
-        Keyword arguments of the CSF, e.g. ``{"temperature": 2.0}`` for
-        ``"energy"``.
+        Keyword arguments of the CSF, e.g. ``{"temperature": 2.0}``.
 
     target_coverage : float in (0, 1], default=None
-        Target fraction of accepted samples (``1.0``: accept all, fit once).
+        The largest threshold whose validation coverage (share of accepted
+        samples) is at least this. ``1.0`` accepts all (``threshold_ = -inf``)
+        and fits the classifier once, without ``cv``: the cheap way to choose a
+        model and a CSF by AUGRC in a search (:ref:`model_selection_guide`).
 
     target_risk : float in [0, 1), default=None
-        Target selective risk (error rate among accepted samples).
+        Without ``confidence_level``: the lowest threshold whose empirical
+        validation selective risk (error rate of the accepted samples) is at
+        most this; abstains on everything, with a ``GuaranteeNotMetWarning``,
+        when none is. With ``confidence_level``: the risk the guarantee
+        certifies (positive: no finite validation set certifies a zero risk).
 
     confidence_level : float in (0, 1), default=None
-        With ``target_risk``: every constraint (the selective risk, and the
+        With ``target_risk``: with probability at least ``confidence_level``
+        over the validation draw, every constraint (the selective risk, and the
         abstention rate with ``max_abstention_rate``) holds on the population
-        with probability at least ``confidence_level`` over the validation
-        draw, all at once. With ``threshold_per_class=True`` it holds for all
-        the classes together (Bonferroni correction over the classes).
+        at once, for all the classes together per class (Bonferroni); the
+        threshold of most coverage that all certify is kept. See the Notes.
 
     max_abstention_rate : float in (0, 1), default=None
-        With ``target_risk`` and ``confidence_level``: the review capacity, the
-        largest share of samples the classifier may send to a human. Certified
-        together with the risk (the level is split in half between the two,
-        Bonferroni); per class, each class's abstention rate is certified, which
-        bounds the overall rate. When the thresholds that certify the risk
-        abstain more than this, no threshold meets both and the classifier
-        abstains on everything, with a warning. Needs
-        ``guarantee="fixed_sequence"``.
+        With ``target_risk`` and ``confidence_level`` (and the fixed sequence):
+        the review capacity, the largest share of samples sent to a human,
+        certified with the risk (the level split in half; per class, each
+        class's rate). When the thresholds that certify the risk abstain more,
+        the classifier abstains on everything with a ``GuaranteeNotMetWarning``.
 
     novelty_detector : estimator, default=None
-        An unfitted scikit-learn outlier detector (``IsolationForest``,
-        ``LocalOutlierFactor(novelty=True)``, ``OneClassSVM``,
-        ``EllipticEnvelope``, ...; anything with ``fit`` and
-        ``score_samples``, higher meaning more normal). It is fitted on 80 %
-        of ``fit``'s inputs as the final classifier sees them (after a
-        Pipeline's transformers), and its threshold is the ``novelty_rate``
-        quantile of its scores on the other 20 %. A sample is then accepted
-        iff it is confident enough **and** not novel; :meth:`rejection_reason`
-        says which. Confidence fails far from the training data, where a model
-        is often confidently wrong; the detector rejects what it has never
-        seen. Guarantees (``confidence_level``) certify the confidence
-        threshold on in-distribution data; the detector's rejections are not
-        part of them.
+        An unfitted outlier detector (``IsolationForest``, ...: ``fit`` and
+        ``score_samples``, higher = more normal), fitted on 80 % of ``fit``'s
+        inputs as the final classifier sees them, its threshold the
+        ``novelty_rate`` quantile of its scores on the other 20 %. A sample is
+        accepted iff confident **and** not novel (:meth:`rejection_reason`);
+        guarantees certify the confidence threshold, not these rejections.
 
     novelty_rate : float in [0, 1), default=0.01
-        Share of in-distribution samples the detector's threshold flags as
-        novel (about; 0 flags none).
+        About the share of in-distribution samples flagged novel (0: none).
 
     guarantee : {"fixed_sequence", "sgr"}, default="fixed_sequence"
-        How the guarantee is certified: Learn-then-Test fixed-sequence testing
-        (Angelopoulos et al. 2021), or the SGR binary search (Geifman and
-        El-Yaniv 2017), which certifies less coverage at the same level
+        How the guarantee is certified: Learn-then-Test (Angelopoulos et al.
+        2021) with exact binomial p-values and fixed-sequence walks toward more
+        coverage from ``m0, 3 m0, 9 m0, ...`` accepted validation samples (see
+        Notes), or the SGR binary search (Geifman and El-Yaniv 2017), kept for
+        reproduction, which certifies less coverage at the same level
         (``benchmarks/bench_guarantees.py``).
 
     rejection_cost : float > 0 or array-like of shape (n_classes,), default=None
@@ -208,13 +121,13 @@ class SelectiveClassifier(
         one value per true class, aligned with ``classes_``.
 
     threshold_per_class : bool, default=False
-        Apply the policy to each predicted class's validation predictions, so
-        that e.g. every class keeps ``target_coverage`` of its predictions or
-        has a selective risk (one minus precision) at most ``target_risk``.
+        Apply the policy to each predicted class's validation predictions (e.g.
+        every class keeps ``target_coverage`` of its predictions, or has a
+        selective risk, one minus precision, at most ``target_risk``);
         ``threshold_``, ``coverage_``, ``risk_`` and ``risk_bound_`` become
         arrays aligned with ``classes_``. A class with fewer than 20 validation
-        predictions warns and uses the global threshold (the same policy on all
-        classes) or, for the guarantee, abstains on that class.
+        predictions warns and uses the global threshold or, for the guarantee,
+        abstains.
 
     cost_matrix : array-like of shape (n_classes, n_classes) or callable, \
             default=None
@@ -226,10 +139,10 @@ class SelectiveClassifier(
 
     cost_rule : {"bayes", "empirical"}, default="bayes"
         With ``cost_matrix``: ``"bayes"`` abstains iff the expected rejection
-        cost is below the least expected prediction cost (``threshold_ = 0``
-        on their difference, the margin); ``"empirical"`` instead tunes the
-        margin threshold on the validation predictions to minimise their total
-        cost (robust to miscalibrated probabilities).
+        cost is below the least expected prediction cost (``threshold_ = 0`` on
+        the margin, their difference); ``"empirical"`` tunes the margin
+        threshold to minimise the total validation cost (robust to
+        miscalibrated probabilities).
 
     calibration : {"temperature", "isotonic"}, default=None
         With ``cost_matrix``: calibrate the probabilities on the validation
@@ -238,30 +151,25 @@ class SelectiveClassifier(
 
     cv : int, cross-validation generator, iterable or float, default=None
         How validation predictions are produced (ignored for a
-        ``FrozenEstimator`` and for ``target_coverage=1.0``):
-
-        - None: 5-fold stratified cross-validation;
-        - int: that many stratified folds;
-        - float in (0, 1): one stratified split holding out that fraction;
-        - a splitter or an iterable of (train, test) index arrays.
-
-        The threshold is fitted on the pooled out-of-fold predictions.
+        ``FrozenEstimator`` and for ``target_coverage=1.0``): None for 5
+        stratified folds, an int for that many, a float in (0, 1) for one
+        stratified split holding out that fraction, or a splitter or an
+        iterable of (train, test) index arrays. The threshold is fitted on the
+        pooled out-of-fold predictions.
 
     refit : bool, default=True
-        Whether to refit the classifier on all the data once the threshold is
-        fitted. With ``refit=False`` the model fitted on the training part of a
-        single split is kept (required for a guarantee, see Notes).
+        Whether to refit the classifier on all the data after the threshold;
+        ``False`` keeps the model of a single split's training part (which a
+        guarantee needs, see Notes).
 
     reject_label : object, default=None
-        If set, :meth:`predict` returns this label for rejected samples; it
-        must have the classes' type (an integer such as ``-1`` for integer
-        classes, a string such as ``"abstain"`` for string classes) and be no
-        class. Otherwise :meth:`predict` returns the classifier's prediction
-        for every sample and :meth:`predict_accept` tells which are accepted.
+        If set, :meth:`predict` returns this label for rejected samples (of the
+        classes' type and no class, e.g. ``-1`` or ``"abstain"``); otherwise it
+        predicts every sample and :meth:`predict_accept` tells which are kept.
 
     store_cv_results : bool, default=False
-        Whether to fit the policy on each fold's held-out predictions too and
-        store the per-fold results in ``cv_results_``.
+        Whether to fit the policy on each fold's held-out predictions too
+        (``cv_results_``).
 
     n_jobs : int, default=None
         Number of jobs fitting the cross-validation folds in parallel.
@@ -270,14 +178,14 @@ class SelectiveClassifier(
         Seed of the split when ``cv`` is a float.
 
     scoring : str or callable, default="neg_augrc"
-        What :meth:`score` returns, and so what ``GridSearchCV`` maximises
-        when it is given no ``scoring``: a name from
-        :func:`sklearn_selective.metrics.get_scorer_names` (evaluated with
-        this classifier's own CSF), any scikit-learn scorer name such as
-        ``"accuracy"``, or a callable ``scorer(estimator, X, y)``. The default,
-        the negated AUGRC, judges the predictions and the CSF ranking together
-        over all thresholds, as the AUGRC paper recommends for choosing a
-        model and a CSF; it does not depend on ``threshold_``.
+        What :meth:`score` returns (and ``GridSearchCV`` maximises without a
+        ``scoring`` of its own): a name from
+        :func:`sklearn_selective.metrics.get_scorer_names` (with this
+        classifier's CSF), a scikit-learn scorer name such as ``"accuracy"``,
+        or a callable ``scorer(estimator, X, y)``. The default, the negated
+        AUGRC, judges the predictions and the CSF ranking over all thresholds
+        (the AUGRC paper's advice for choosing a model and a CSF), whatever
+        ``threshold_``.
 
     Attributes
     ----------
@@ -288,10 +196,9 @@ class SelectiveClassifier(
         The class labels.
 
     threshold_ : float or ndarray of shape (n_classes,)
-        Samples with confidence ``>= threshold_`` are accepted; ``inf`` when the
-        classifier abstains on everything, ``-inf`` when it accepts everything.
-        Per predicted class with ``threshold_per_class=True``; the margin
-        threshold with ``cost_matrix`` (``0.0`` for the Bayes rule).
+        Samples with confidence ``>= threshold_`` are accepted (``inf``: none,
+        ``-inf``: all); per predicted class with ``threshold_per_class=True``;
+        the margin threshold with ``cost_matrix`` (``0.0`` for the Bayes rule).
 
     coverage_ : float or ndarray of shape (n_classes,)
         Weighted share of validation samples accepted at ``threshold_`` (per
@@ -299,14 +206,12 @@ class SelectiveClassifier(
 
     risk_ : float or ndarray of shape (n_classes,)
         Validation selective risk (0/1 error of the accepted samples) at
-        ``threshold_`` (``nan`` at zero coverage, and for
-        ``target_coverage=1.0``, which uses no validation data).
+        ``threshold_``; ``nan`` at zero coverage and for ``target_coverage=1``.
 
     risk_bound_ : float, ndarray of shape (n_classes,) or None
-        The certified upper bound on the selective risk (guarantee policy only,
-        at most ``target_risk``): the Clopper-Pearson bound at the level of the
-        test that certified the threshold; ``nan`` when no threshold could be
-        certified and the classifier abstains; None for the other policies.
+        The certified bound on the selective risk (at most ``target_risk``):
+        the Clopper-Pearson bound at the level of the test that certified the
+        threshold, ``nan`` when none could be; None for the other policies.
 
     cost_ : float or None
         Mean validation cost of the cost rule (None without ``cost_matrix``).
@@ -330,20 +235,18 @@ class SelectiveClassifier(
         ``"cost_rule"``.
 
     validation_curve_ : Bunch or None
-        The validation table the policy chose from, for audit: every candidate
-        threshold (``"threshold"``, decreasing) with its ``"coverage"`` and
-        ``"risk"`` (with ``threshold_per_class``: one block per class, a
-        ``"class"`` column, coverages within the class; with ``cost_matrix``:
-        ``"coverage"`` and mean ``"cost"`` per margin threshold). Pass it to
-        ``pandas.DataFrame`` for a table. None for ``target_coverage=1.0``.
+        The table the policy chose from (pass it to ``pandas.DataFrame``): each
+        candidate ``"threshold"`` (decreasing), its ``"coverage"`` and ``"risk"``
+        (per class: a block per class, a ``"class"`` column; with
+        ``cost_matrix``: ``"coverage"`` and mean ``"cost"`` per margin
+        threshold). None for ``target_coverage=1.0``.
 
     cv_results_ : dict of ndarray or None
-        With ``store_cv_results=True``: the policy fitted on each fold's held-out
-        predictions alone — ``"threshold"``, ``"coverage"``, ``"risk"`` (and
-        ``"risk_bound"``, ``"cost"`` where they apply), shape ``(n_folds,)`` or
-        ``(n_folds, n_classes)``, their ``"mean_*"`` and ``"std_*"`` over the
-        folds, and ``"n_samples"`` per fold. One "fold" for a
-        ``FrozenEstimator``. None otherwise.
+        With ``store_cv_results=True``, the policy fitted on each fold's held-out
+        predictions alone: ``"threshold"``, ``"coverage"``, ``"risk"`` (and
+        ``"risk_bound"``, ``"cost"`` where they apply) of shape ``(n_folds,)``
+        or ``(n_folds, n_classes)``, their ``"mean_*"`` and ``"std_*"``, and
+        ``"n_samples"``. One "fold" for a ``FrozenEstimator``.
 
     n_features_in_ : int
         Number of features seen during fit (when the classifier records it).
@@ -360,29 +263,31 @@ class SelectiveClassifier(
 
     Notes
     -----
-    **When the guarantee holds.** The guarantee certifies the model whose
-    validation scores it saw, on data drawn from the same distribution as the
-    validation data, with probability at least ``confidence_level`` over that
-    validation sample. It says nothing about a model refitted afterwards, nor
-    about out-of-fold scores of several different models. So
-    ``confidence_level`` is only accepted when the certified model is the
-    deployed one: either a ``FrozenEstimator`` with held-out data passed to
-    ``fit``, or a single split (``cv`` a float or a one-split splitter) with
-    ``refit=False``. Any other combination raises a ``ValueError``. Sample
-    weights are not supported with ``confidence_level`` (the bound counts
-    samples).
+    **When the guarantee holds.** It certifies the model whose validation
+    scores it saw, on data from the validation data's distribution; it says
+    nothing about a refitted model, nor about out-of-fold scores of several
+    models. So ``confidence_level`` needs the deployed model to be the
+    certified one: a ``FrozenEstimator`` with held-out data passed to ``fit``,
+    or a single split (``cv`` a float or a one-split splitter) with
+    ``refit=False``; anything else raises a ``ValueError``, as do sample
+    weights (the bound counts samples).
 
-    **Fixed-sequence testing** (``guarantee="fixed_sequence"``). At each
-    threshold with ``n`` accepted validation samples of which ``k`` are wrong,
-    ``P(Binomial(n, target_risk) <= k)`` is an exact p-value of "the selective
-    risk exceeds the target" (conditional on ``n``). Tested in an order fixed
-    before the labels are seen, each at the full level, stopping at the first
-    test that does not reject, the family-wise error stays at the level without
-    a correction along the path. Nine walks start at the thresholds of
-    validation coverage 0.1, ..., 0.9, each at ``1/9`` of the level
-    (Bonferroni), and go toward more coverage; the abstention rate is walked
-    from full coverage toward less. The user guide proves the level and
-    ``benchmarks/bench_guarantees.py`` measures it.
+    **Fixed-sequence testing** (``guarantee="fixed_sequence"``). At a threshold
+    with ``n`` accepted validation samples of which ``k`` are wrong, ``P(Bin(n,
+    target_risk) <= k)`` is an exact p-value of "the selective risk exceeds the
+    target". Tests in an order fixed before the labels are seen, each at the
+    full level, stopping at the first that does not reject, keep the
+    family-wise error at that level. Below ``m0 = ceil(log(alpha / S) /
+    log(1 - target_risk))`` accepted samples even no error cannot reject, so
+    ``S`` walks (the fewest that leave room for all the starts) start at ``m0,
+    3 m0, 9 m0, ...`` accepted samples, up to the validation size, each at
+    ``alpha / S`` (Bonferroni; ``alpha = 1 - confidence_level``, half of it
+    with ``max_abstention_rate``), toward more coverage. The abstention rate
+    is walked from full coverage toward less. When
+    no threshold is certified, ``fit`` succeeds and abstains on everything with
+    a ``GuaranteeNotMetWarning``; when the validation data are too few even
+    with no error, it raises ``TooFewSamplesError``. The user guide proves the
+    level and ``benchmarks/bench_guarantees.py`` measures it.
 
     References
     ----------
@@ -416,22 +321,9 @@ class SelectiveClassifier(
         "estimator": [HasMethods(["fit", "predict"])],
         "csf": [str, callable],
         "csf_params": [dict, None],
-        "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
-        "target_risk": [Interval(Real, 0, 1, closed="left"), None],
-        "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
-        "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
-        "guarantee": [StrOptions({"fixed_sequence", "sgr"})],
+        **POLICY_CONSTRAINTS,
         "novelty_detector": [HasMethods(["fit", "score_samples"]), None],
         "novelty_rate": [Interval(Real, 0, 1, closed="left")],
-        "rejection_cost": [
-            Interval(Real, 0, None, closed="neither"),
-            "array-like",
-            None,
-        ],
-        "threshold_per_class": ["boolean"],
-        "cost_matrix": ["array-like", callable, None],
-        "cost_rule": [StrOptions({"bayes", "empirical"})],
-        "calibration": [StrOptions(set(CALIBRATORS)), None],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "refit": ["boolean"],
         "reject_label": "no_validation",
@@ -490,9 +382,6 @@ class SelectiveClassifier(
         self.random_state = random_state
         self.scoring = scoring
 
-    # ----------------------------------------------------------------------------
-    # Fit
-    # ----------------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and the abstention rule.
@@ -506,12 +395,10 @@ class SelectiveClassifier(
             Target labels.
 
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights, passed to the classifier's ``fit`` (or routed, with
-            metadata routing enabled) and used by the threshold policies.
+            Sample weights, for the classifier's ``fit`` and the policies.
 
         **fit_params : dict
-            Parameters passed to the classifier's ``fit`` (routed with metadata
-            routing enabled).
+            Parameters of the classifier's ``fit`` (routed, with routing on).
 
         Returns
         -------
@@ -521,201 +408,66 @@ class SelectiveClassifier(
         check_classification_targets(y)
         X, y = indexable(X, y)
         y = column_or_1d(y, warn=True)
-        policy, policy_params = self._policy()
-        self._check_estimator(policy)
-        sample_weight = _check_fit_sample_weight(sample_weight, y)
-        if policy == "guaranteed_risk" and sample_weight is not None:
-            raise ValueError(
-                "sample_weight is not supported with confidence_level: the risk "
-                "guarantee is a binomial bound that counts validation samples."
-            )
+        params = {name: getattr(self, name) for name in POLICY_PARAMETERS}
+        policy = resolve_policy(**params)
+        policy.check_estimator(self.estimator, self.csf)
+        sample_weight = policy.check_sample_weight(sample_weight, y)
         routed = self._fit_params(sample_weight, fit_params)
-        self.policy_ = policy
+        self.policy_, self._threshold_policy = policy.name, policy
         self.cost_ = self.risk_bound_ = self.calibrator_ = None
-        if policy_params.get("target_coverage") == 1.0:
-            return self._fit_accept_all(X, y, routed)
+        self.validation_curve_ = self.cv_results_ = None
+        if policy.needs_validation:
+            self._fit_on_held_out(X, y, routed, sample_weight, policy)
+        else:  # target_coverage=1: accept every sample, no validation data
+            self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+            self.csf_ = fit_for_deployment(
+                self.csf, self.estimator_, X, y, self.csf_params
+            )
+            self.classes_ = self.estimator_.classes_
+            check_reject_label(self.reject_label, self.classes_)
+            fitted = policy.fit_without_validation(self.classes_)
+            self.threshold_, self.coverage_, self.risk_ = fitted[:3]
+        self.novelty_detector_, self.novelty_threshold_ = fit_novelty(
+            self.novelty_detector,
+            self.estimator_,
+            X,
+            self.novelty_rate,
+            self.random_state,
+        )
+        return self
 
-        def check_guarantee(n_splits):
-            if policy == "guaranteed_risk":
-                self._check_guarantee_is_for_the_deployed_model(n_splits)
-
+    def _fit_on_held_out(self, X, y, routed, sample_weight, policy):
+        """The model on held-out splits, and the policy on its predictions."""
         held_out = self._fit_held_out(
             X,
             y,
             routed,
-            partial(_predict_proba_and_msp, classes=self._fold_classes(y))
-            if policy == "cost_rule"
+            held_out_proba_inference(self.estimator, y)
+            if policy.needs_proba
             else held_out_inference(self.csf, self.csf_params),
-            before_fit=check_guarantee,
+            before_fit=lambda n_splits: policy.check_deployed(n_splits, self.refit),
         )
         self.estimator_ = held_out.estimator
         self.csf_ = getattr(held_out.inference, "csf", self.csf)
         self.classes_ = self.estimator_.classes_
         check_labels_match_classes(y, self.classes_)
         check_reject_label(self.reject_label, self.classes_)
-        validation = Bunch(
-            y_true=y[held_out.indices],
-            y_pred=held_out.y_pred,
-            confidence=held_out.confidence,
-            weights=None if sample_weight is None else sample_weight[held_out.indices],
-        )
-        if policy == "cost_rule":
-            self._prepare_cost_rule(validation, held_out.outputs[2])
-        fitted, table, cost = self._fit_validation(validation, policy, policy_params)
-        self.threshold_, self.coverage_ = fitted.threshold, fitted.coverage
-        self.risk_, self.risk_bound_, self.cost_ = fitted.risk, fitted.risk_bound, cost
+        validation = validation_predictions(held_out, y, sample_weight, policy)
+        validation = policy.prepare(validation, self.classes_)
+        self.calibrator_ = policy.calibrator_
+        fitted, table = policy.fit(validation)
+        self.threshold_, self.coverage_, self.risk_ = fitted[:3]
+        self.risk_bound_, self.cost_ = fitted.risk_bound, fitted.cost
         self.validation_curve_ = Bunch(**table)
-        self.cv_results_ = None
         if self.store_cv_results:
-            self.cv_results_ = self._cv_results(
-                validation, held_out.fold_sizes, policy, policy_params
-            )
-        return self._fit_novelty(X)
-
-    def _fold_classes(self, y):
-        """Every label of ``y``, the columns each fold's probabilities get (a
-        training fold may lack a class); None for a ``FrozenEstimator``, whose
-        classes are fixed."""
-        if isinstance(self.estimator, FrozenEstimator):
-            return None
-        return np.unique(y)
-
-    def _fit_accept_all(self, X, y, routed):
-        """``target_coverage=1``: accept every sample; no validation data needed."""
-        self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
-        self.csf_ = self.csf
-        if self.cost_matrix is None:
-            self.csf_ = fit_for_deployment(
-                self.csf, self.estimator_, X, y, self.csf_params
-            )
-        self.classes_ = self.estimator_.classes_
-        check_reject_label(self.reject_label, self.classes_)
-        threshold = -math.inf
-        if self.threshold_per_class:
-            threshold = np.full(len(self.classes_), -math.inf)
-        self.threshold_, self.coverage_, self.risk_ = threshold, 1.0, math.nan
-        if self.threshold_per_class:
-            self.coverage_ = np.ones(len(self.classes_))
-            self.risk_ = np.full(len(self.classes_), math.nan)
-        self.validation_curve_ = self.cv_results_ = None
-        return self._fit_novelty(X)
-
-    def _fit_novelty(self, X):
-        """The novelty detector on the inputs the fitted classifier sees."""
-        self.novelty_detector_ = self.novelty_threshold_ = None
-        if self.novelty_detector is not None:
-            features = classifier_inputs(self.estimator_, X)
-            self.novelty_detector_, self.novelty_threshold_ = fit_novelty(
-                self.novelty_detector, features, self.novelty_rate, self.random_state
-            )
-        return self
-
-    def _fit_validation(self, validation, policy, policy_params):
-        """The policy's fit on validation predictions: (fit, table, mean cost)."""
-        if policy == "cost_rule":
-            tune = self.cost_rule == "empirical"
-            return fit_cost_rule(validation, *self._costs, tune=tune)
-        losses = (validation.y_pred != validation.y_true).astype(np.float64)
-        samples = (validation.confidence, losses, validation.weights)
-        if self.threshold_per_class:
-            index = class_index(self.classes_, validation.y_pred)
-            fitted, table = _thresholds.fit_per_class(
-                policy, index, self.classes_, *samples, **policy_params
-            )
-        else:
-            fitted, table = _thresholds.fit_policy(policy, *samples, **policy_params)
-        return fitted, table, None
-
-    def _cv_results(self, validation, fold_sizes, policy, policy_params):
-        """The same policy fitted on each fold's held-out predictions alone."""
-        ends = np.cumsum(fold_sizes)
-        fits, costs = [], []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the pooled fit has warned already
-            for start, end in zip(ends - fold_sizes, ends, strict=True):
-                fold = Bunch(
-                    **{
-                        key: None if value is None else value[start:end]
-                        for key, value in validation.items()
-                    }
-                )
-                fitted, _, cost = self._fit_validation(fold, policy, policy_params)
-                fits.append(fitted)
-                costs.append(cost)
-        results = cv_results(fits, fold_sizes, None if costs[0] is None else costs)
-        undefined = np.isnan(results["risk"])
-        if undefined.any():
-            per_class = " of a class" if undefined.ndim == 2 else ""
-            warnings.warn(
-                f"cv_results_['risk'] is undefined (nan) in {undefined.sum()} of "
-                f"{undefined.size} fold fits, where the fold's threshold accepts no "
-                f"sample{per_class}; mean_risk and std_risk are nan there, as "
-                "scikit-learn's cv_results_ keep a non-finite fold score. Use "
-                "fewer folds (larger held-out folds) or read the risk of the "
-                "pooled fit (risk_).",
-                UndefinedMetricWarning,
-                stacklevel=4,
-            )
-        return results
-
-    # ----------------------------------------------------------------------------
-    # The cost rule
-    # ----------------------------------------------------------------------------
-    def _prepare_cost_rule(self, validation, proba):
-        """Class indices of the labels and (calibrated) validation probabilities."""
-        validation.y_index = class_index(self.classes_, validation.y_true)
-        if validation.y_index is None:
-            raise ValueError(
-                "y contains labels the classifier does not know (classes_ = "
-                f"{self.classes_.tolist()}); cost_matrix rows need every true "
-                "label to be a class."
-            )
-        self._costs = check_costs(self.cost_matrix, self.rejection_cost, self.classes_)
-        if self.calibration is not None:
-            self.calibrator_ = CALIBRATORS[self.calibration]().fit(
-                proba, validation.y_index, validation.weights
-            )
-            proba = self.calibrator_.transform(proba)
-        validation.proba = proba
-
-    # ----------------------------------------------------------------------------
-    # Prediction
-    # ----------------------------------------------------------------------------
-    def _csf_params(self):
-        """A fitted feature-space CSF holds its parameters."""
-        if isinstance(self.csf_, FeatureConfidence):
-            return {}
-        return self.csf_params or {}
-
-    def _decide(self, X):
-        """Class index of each prediction and its confidence (one inference)."""
-        check_is_fitted(self, "threshold_")
-        if self.cost_matrix is not None:
-            proba = self.estimator_.predict_proba(X)
-            if self.calibrator_ is not None:
-                proba = self.calibrator_.transform(proba)
-            return cost_decision(np.asarray(proba, np.float64), *self._costs)
-        if self.csf_ == "msp" and not self.csf_params:
-            return msp_decision(self.estimator_.predict_proba(X))
-        y_pred, confidence = predict_with_confidence(
-            self.estimator_, X, self.csf_, self._csf_params()
-        )
-        return class_index(self.classes_, y_pred), confidence
-
-    def _accepted(self, index, confidence):
-        if self.threshold_per_class:
-            return confidence >= self.threshold_[index]
-        return confidence >= self.threshold_
+            self.cv_results_ = fold_results(policy, validation, held_out.fold_sizes)
 
     def decide(self, X):
         """Every part of the abstention decision, from one inference.
 
-        The one decision behind :meth:`predict`, :meth:`predict_accept`,
-        :meth:`confidence_score`, :meth:`predict_novel` and
-        :meth:`rejection_reason`: use it when several are needed (the
-        monitor, the metrics' scorers and the command line read acceptance
-        through it), so that the model predicts once and every consumer sees
-        the same acceptance.
+        The one decision behind every prediction method: use it when several
+        are needed (the monitor, the scorers and the command line read
+        acceptance through it), so that the model predicts once.
 
         Parameters
         ----------
@@ -743,13 +495,12 @@ class SelectiveClassifier(
         >>> bool((decision.accepted == clf.predict_accept(X[400:])).all())
         True
         """
-        index, confidence = self._decide(X)
-        novel = self._novel(X)
+        decision = abstention_decision(self, X)
         return Bunch(
-            y_pred=self.classes_[index],
-            confidence=confidence,
-            novel=novel,
-            accepted=self._accepted(index, confidence) & ~novel,
+            y_pred=self.classes_[decision.index],
+            confidence=decision.confidence,
+            novel=decision.novel,
+            accepted=decision.accepted,
         )
 
     def confidence_score(self, X):
@@ -763,12 +514,11 @@ class SelectiveClassifier(
         Returns
         -------
         confidence : ndarray of shape (n_samples,)
-            CSF values; a sample is accepted iff ``confidence >= threshold_``
-            (the threshold of its predicted class with ``threshold_per_class``).
-            With ``cost_matrix``: the margin by which abstaining is expected to
-            cost more than the cheapest prediction.
+            CSF values, accepted iff ``>= threshold_`` (of the predicted class
+            per class); with ``cost_matrix``, the margin by which abstaining is
+            expected to cost more than the cheapest prediction.
         """
-        return self._decide(X)[1]
+        return abstention_decision(self, X, novelty=False).confidence
 
     def predict_accept(self, X):
         """Whether each prediction is accepted (True) or rejected (False).
@@ -785,7 +535,7 @@ class SelectiveClassifier(
             ``threshold_per_class=True``) and, with a ``novelty_detector``,
             not :meth:`predict_novel`.
         """
-        return self._accepted(*self._decide(X)) & ~self._novel(X)
+        return abstention_decision(self, X).accepted
 
     def predict_novel(self, X):
         """Whether the novelty detector flags each sample (all False without one).
@@ -801,17 +551,7 @@ class SelectiveClassifier(
             ``novelty_detector_.score_samples`` of the inputs the classifier
             sees below ``novelty_threshold_``.
         """
-        check_is_fitted(self, "threshold_")
-        if self.novelty_detector_ is None:
-            self._decide(X)  # validates X as the classifier does
-        return self._novel(X)
-
-    def _novel(self, X):
-        """:meth:`predict_novel` of inputs the classifier has validated."""
-        if self.novelty_detector_ is None:
-            return np.zeros(num_samples(X), dtype=bool)
-        features = classifier_inputs(self.estimator_, X)
-        return is_novel(self.novelty_detector_, self.novelty_threshold_, features)
+        return abstention_decision(self, X).novel
 
     def rejection_reason(self, X):
         """Why each sample is rejected, or ``"accepted"``.
@@ -828,13 +568,8 @@ class SelectiveClassifier(
             ``"novel"`` (flagged by the novelty detector, confident enough);
             ``"novel_and_low_confidence"``.
         """
-        confident = self._accepted(*self._decide(X))
-        novel = self._novel(X)
-        reasons = np.array(
-            ["accepted", "low_confidence", "novel", "novel_and_low_confidence"],
-            dtype=object,
-        )
-        return reasons[(~confident).astype(int) + 2 * novel.astype(int)]
+        decision = abstention_decision(self, X)
+        return _REASONS[(~decision.confident).astype(int) + 2 * decision.novel]
 
     def predict(self, X):
         """Predict class labels, or ``reject_label`` where the classifier abstains.
@@ -848,117 +583,17 @@ class SelectiveClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
             The classifier's predictions (with ``cost_matrix``: the class of
-            least expected cost); rejected samples get ``reject_label`` if it
-            is set.
+            least expected cost), ``reject_label`` (if set) where rejected.
         """
-        index, confidence = self._decide(X)
+        decision = abstention_decision(self, X, novelty=self.reject_label is not None)
         if self.reject_label is None:
-            return self.classes_[index]
-        accepted = self._accepted(index, confidence) & ~self._novel(X)
-        return labels_or_reject(self.classes_, index, accepted, self.reject_label)
+            return self.classes_[decision.index]
+        return labels_or_reject(
+            self.classes_, decision.index, decision.accepted, self.reject_label
+        )
 
-    def score(self, X, y, sample_weight=None):
-        """Score the classifier on labelled data, by ``scoring``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Test samples.
-
-        y : array-like of shape (n_samples,)
-            True labels; every label must be one of ``classes_``.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            Greater is better; by default ``-augrc`` of the classifier's
-            predictions (without abstention) and confidences on ``X``. So
-            ``cross_val_score(clf, X, y)`` shows negative numbers, closer to 0
-            is better, and not the accuracy a scikit-learn classifier's
-            ``score`` gives: the AUGRC judges what a selective classifier adds,
-            the ranking of its confidences. Pass ``scoring="accuracy"`` (or
-            any scorer) to the constructor to score otherwise.
-        """
-        check_is_fitted(self, "threshold_")
-        y = column_or_1d(y)
-        unseen = ~np.isin(y, self.classes_)
-        if unseen.any():
-            raise ValueError(
-                f"y contains labels unseen at fit: {np.unique(y[unseen]).tolist()} "
-                f"(classes_ = {self.classes_.tolist()}). A selective risk is only "
-                "defined for classes the classifier can predict; remove those "
-                "samples or refit on data that contains them."
-            )
-        scorer = self.scoring
-        if isinstance(scorer, str):
-            if scorer in get_scorer_names():
-                scorer = get_scorer(scorer)
-            else:
-                scorer = sklearn_get_scorer(scorer)
-        if sample_weight is None:
-            return float(scorer(self, X, y))
-        return float(scorer(self, X, y, sample_weight=sample_weight))
-
-    @available_if(estimator_has("predict_proba", delegates=("estimator_", "estimator")))
-    def predict_proba(self, X):
-        """Class probabilities of the underlying classifier (no abstention).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_proba(X)``, calibrated by ``calibrator_``
-            when ``calibration`` is set.
-        """
-        check_is_fitted(self, "threshold_")
-        proba = self.estimator_.predict_proba(X)
-        if self.calibrator_ is not None:
-            proba = self.calibrator_.transform(np.asarray(proba, np.float64))
-        return proba
-
-    @available_if(
-        estimator_has("predict_log_proba", delegates=("estimator_", "estimator"))
-    )
-    def predict_log_proba(self, X):
-        """Log class probabilities of the underlying classifier.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_log_proba(X)``, or the logarithm of the
-            calibrated probabilities when ``calibration`` is set.
-        """
-        check_is_fitted(self, "threshold_")
-        if self.calibrator_ is not None:
-            with np.errstate(divide="ignore"):
-                return np.log(self.predict_proba(X))
-        return self.estimator_.predict_log_proba(X)
-
-    @available_if(_has_decision_function_without_costs)
-    def decision_function(self, X):
-        """Decision function of the underlying classifier (not with ``cost_matrix``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            ``estimator_.decision_function(X)``.
-        """
-        check_is_fitted(self, "threshold_")
-        return self.estimator_.decision_function(X)
+    # Judged by ``scoring``; the inner classifier's outputs, passed through.
+    score = _scoring.score
+    predict_proba = _inner_outputs.predict_proba
+    predict_log_proba = _inner_outputs.predict_log_proba
+    decision_function = _inner_outputs.decision_function

@@ -35,17 +35,24 @@ its walk starts at full coverage and goes toward less.
 Bonferroni, ``alpha_risk = alpha_cap = alpha / 2`` when both are stated (all of
 ``alpha`` to the risk otherwise): the probability that any certified statement
 is false is at most ``alpha_risk + alpha_cap = alpha``. Per-class risks split
-``alpha_risk`` over the classes in the same way (``fit_per_class``).
+the level over the classes in the same way (``_policies/_per_class.py``).
+
+**Procedures as objects.** Each procedure (:class:`FixedSequence`,
+:class:`SGR`) is an object with one method, ``certify(curve, target_risk,
+confidence_level, level_text=None)``, returning the certified
+:class:`~._curve.ThresholdFit`; ``PROCEDURES`` names them for the
+``guarantee`` parameter. Both refuse (``TooFewSamplesError``) validation data too
+few to certify the target even with no failure, and abstain on everything with
+a ``GuaranteeNotMetWarning`` when no threshold is certified.
 """
 
 import math
-import warnings
 
 import numpy as np
 from scipy.stats import beta, binom
 
 from ..exceptions import TooFewSamplesError
-from ._curve import ThresholdFit, _abstain_on_everything
+from ._curve import ABSTAINS, abstain_on_everything
 
 # Ratio of consecutive starts (in accepted samples) of the risk walks: see
 # benchmarks/bench_guarantees.py for the choice.
@@ -150,6 +157,90 @@ def samples_needed(risk, target_risk, alpha, limit=10**7):
     return high
 
 
+def clopper_pearson_upper(n_failures, n_trials, alpha):
+    """One-sided upper confidence bound, level ``1 - alpha``, of a binomial rate."""
+    n_failures, n_trials = np.asarray(n_failures), np.asarray(n_trials)
+    with np.errstate(invalid="ignore"):
+        bound = beta.ppf(1 - alpha, n_failures + 1, n_trials - n_failures)
+    return np.where(n_failures >= n_trials, 1.0, bound)
+
+
+def min_samples_for_guarantee(target_risk, confidence_level, n_tests):
+    """Fewest validation samples for which zero failures can certify the target."""
+    # Upper bound with 0 failures in m trials: 1 - (delta / k)^(1/m) < target, where
+    # delta = 1 - confidence_level is the failure probability.
+    delta = 1 - confidence_level
+    return math.floor(math.log(delta / n_tests) / math.log1p(-target_risk)) + 1
+
+
+def check_enough_samples(curve, target_risk, confidence_level, n_tests, level_text):
+    """TooFewSamplesError when even no failure among all the validation samples
+    could certify the target with ``n_tests`` tests at ``confidence_level``."""
+    n_samples = round(curve.total_weight)
+    needed = min_samples_for_guarantee(target_risk, confidence_level, n_tests)
+    if n_samples < needed:
+        raise TooFewSamplesError(
+            f"A selective risk <= {target_risk} with {level_text} cannot be "
+            f"certified from {n_samples} validation samples: even with no error at "
+            f"all, at least {needed} are needed. Use more validation data (a "
+            "larger cv fraction or held-out set), a larger target_risk or a "
+            "smaller confidence_level.",
+            needed,
+        )
+
+
+def _bound_at(curve, index, alpha):
+    """The Clopper-Pearson bound of the selective risk at ``index``."""
+    return float(
+        clopper_pearson_upper(
+            round(curve.accepted_loss[index]),
+            round(curve.accepted_weight[index]),
+            alpha,
+        )
+    )
+
+
+# ----------------------------------------------------------------------------------
+# Learn-then-Test with fixed-sequence walks: guarantee="fixed_sequence"
+# ----------------------------------------------------------------------------------
+class FixedSequence:
+    """Learn-then-Test with fixed-sequence walks (see the module docstring).
+
+    Parameters
+    ----------
+    max_abstention_rate : float or None
+        The review capacity certified with the risk (the level split in half).
+    start_ratio : float
+        Ratio of consecutive starts of the risk walks, in accepted samples.
+    """
+
+    def __init__(self, max_abstention_rate=None, start_ratio=START_RATIO):
+        self.max_abstention_rate = max_abstention_rate
+        self.start_ratio = start_ratio
+
+    def certify(self, curve, target_risk, confidence_level, level_text=None):
+        """The :class:`~._curve.ThresholdFit` of the largest coverage that every
+        stated constraint certifies, with ``risk_bound`` the Clopper-Pearson
+        bound at its walk's level (at most ``target_risk``); abstains on
+        everything with a warning when no threshold is certified."""
+        if level_text is None:
+            level_text = f"confidence_level={confidence_level}"
+        cap = self.max_abstention_rate
+        alpha = 1.0 - confidence_level
+        alpha_risk = alpha if cap is None else alpha / 2
+        check_enough_samples(curve, target_risk, 1.0 - alpha_risk, 1, level_text)
+        best, level = risk_certified(curve, target_risk, alpha_risk, self.start_ratio)
+        if best is None:
+            return _abstain_with_advice(curve, target_risk, level, level_text)
+        if cap is not None:
+            lowest = cap_certified(curve, cap, alpha / 2)
+            if lowest is None or best < lowest:
+                return _abstain_for_the_cap(
+                    curve, target_risk, cap, level_text, best, lowest
+                )
+        return curve.at(best, risk_bound=_bound_at(curve, best, level))
+
+
 def _abstain_with_advice(curve, target_risk, level, level_text):
     """Abstain on everything, with the best bound the data allow and the
     validation size that would certify the target."""
@@ -166,32 +257,12 @@ def _abstain_with_advice(curve, target_risk, level, level_text):
         else "no validation size would certify it (the empirical risk is above "
         "the target)"
     )
-    warnings.warn(
+    return abstain_on_everything(
         f"No threshold certifies a selective risk <= {target_risk} with "
         f"{level_text}. The best bound on this validation data is "
         f"{bounds[best]:.4g} (at coverage {curve.coverage[best]:.3f}, empirical "
-        f"risk {risk:.4g}); {size}. The classifier abstains on every sample "
-        "(threshold_ = inf).",
-        UserWarning,
-        stacklevel=5,
+        f"risk {risk:.4g}); {size}. {ABSTAINS}"
     )
-    return ThresholdFit(math.inf, 0.0, math.nan, math.nan)
-
-
-def _check_enough_samples(curve, target_risk, confidence_level, level_text):
-    """TooFewSamplesError when even no failure among all the validation samples
-    could certify the target at ``confidence_level`` in a single test."""
-    n_samples = round(curve.total_weight)
-    needed = min_samples_for_guarantee(target_risk, confidence_level, 1)
-    if n_samples < needed:
-        raise TooFewSamplesError(
-            f"A selective risk <= {target_risk} with {level_text} cannot be "
-            f"certified from {n_samples} validation samples: even with no error at "
-            f"all, at least {needed} are needed. Use more validation data (a "
-            "larger cv fraction or held-out set), a larger target_risk or a "
-            "smaller confidence_level.",
-            needed,
-        )
 
 
 def _abstain_for_the_cap(curve, target_risk, cap, level_text, best, lowest):
@@ -202,7 +273,7 @@ def _abstain_for_the_cap(curve, target_risk, cap, level_text, best, lowest):
         if lowest is None
         else f"only thresholds of validation coverage >= {curve.coverage[lowest]:.3f}"
     )
-    warnings.warn(
+    return abstain_on_everything(
         f"No threshold certifies a selective risk <= {target_risk} and an "
         f"abstention rate <= {cap} at once with {level_text}: the risk is "
         f"certified up to validation coverage {curve.coverage[best]:.3f}, and the "
@@ -210,138 +281,58 @@ def _abstain_for_the_cap(curve, target_risk, cap, level_text, best, lowest):
         "validation data narrow the gap; otherwise relax target_risk or "
         "max_abstention_rate. The classifier abstains on every sample "
         "(threshold_ = inf), which exceeds the review capacity: the requirement "
-        "cannot be met on this data.",
-        UserWarning,
-        stacklevel=5,
+        "cannot be met on this data."
     )
-    return ThresholdFit(math.inf, 0.0, math.nan, math.nan)
-
-
-def fit_fixed_sequence(
-    curve,
-    target_risk,
-    confidence_level,
-    max_abstention_rate=None,
-    level_text=None,
-    start_ratio=START_RATIO,
-):
-    """Learn-then-Test with fixed-sequence walks (see the module docstring).
-
-    Returns the :class:`ThresholdFit` of the largest coverage that every stated
-    constraint certifies, with ``risk_bound`` the Clopper-Pearson bound of its
-    walk's level (at most ``target_risk``), or abstains on everything with a
-    warning when no threshold is certified.
-    """
-    if level_text is None:
-        level_text = f"confidence_level={confidence_level}"
-    alpha = 1.0 - confidence_level
-    alpha_risk = alpha if max_abstention_rate is None else alpha / 2
-    _check_enough_samples(curve, target_risk, 1.0 - alpha_risk, level_text)
-    best, level = risk_certified(curve, target_risk, alpha_risk, start_ratio)
-    if best is None:
-        return _abstain_with_advice(curve, target_risk, level, level_text)
-    if max_abstention_rate is not None:
-        lowest = cap_certified(curve, max_abstention_rate, alpha / 2)
-        if lowest is None or best < lowest:
-            return _abstain_for_the_cap(
-                curve, target_risk, max_abstention_rate, level_text, best, lowest
-            )
-    bound = float(
-        clopper_pearson_upper(
-            round(curve.accepted_loss[best]), round(curve.accepted_weight[best]), level
-        )
-    )
-    return curve.at(best, risk_bound=bound)
 
 
 # ----------------------------------------------------------------------------------
 # SGR (Geifman and El-Yaniv 2017), kept for reproduction: guarantee="sgr"
 # ----------------------------------------------------------------------------------
-def clopper_pearson_upper(n_failures, n_trials, alpha):
-    """One-sided upper confidence bound, level ``1 - alpha``, of a binomial rate."""
-    n_failures, n_trials = np.asarray(n_failures), np.asarray(n_trials)
-    with np.errstate(invalid="ignore"):
-        bound = beta.ppf(1 - alpha, n_failures + 1, n_trials - n_failures)
-    return np.where(n_failures >= n_trials, 1.0, bound)
-
-
 def sgr_n_tests(n_thresholds):
     """Number of bound evaluations of the binary search over ``n_thresholds``."""
     return max(1, math.ceil(math.log2(n_thresholds + 1)))
 
 
-def min_samples_for_guarantee(target_risk, confidence_level, n_tests):
-    """Fewest validation samples for which zero failures can certify the target."""
-    # Upper bound with 0 failures in m trials: 1 - (delta / k)^(1/m) < target, where
-    # delta = 1 - confidence_level is the failure probability.
-    delta = 1 - confidence_level
-    return math.floor(math.log(delta / n_tests) / math.log1p(-target_risk)) + 1
+class SGR:
+    """SGR (Geifman & El-Yaniv 2017): binary search over the distinct thresholds
+    for the lowest one whose Clopper-Pearson upper bound on the selective risk,
+    at level ``1 - delta / k`` (``delta = 1 - confidence_level``) for the ``k``
+    tests of the search, is below ``target_risk``.
 
-
-def fit_guaranteed_risk(curve, target_risk, confidence_level, level_text=None):
-    """SGR (Geifman & El-Yaniv 2017): binary search over the distinct thresholds for
-    the lowest one whose Clopper-Pearson upper bound on the selective risk, at level
-    ``1 - delta / k`` (``delta = 1 - confidence_level``) for the ``k`` tests of the
-    search, is below ``target_risk``.
-
-    With probability at least ``confidence_level`` over the validation sample, the
-    selective risk of the returned threshold on new data is at most the target.
-    Assumes unit weights (binomial counts) and 0/1 losses. ``level_text`` says
-    in messages where ``confidence_level`` comes from when the caller changed it
-    (the per-class Bonferroni split).
+    With probability at least ``confidence_level`` over the validation sample,
+    the selective risk of the returned threshold on new data is at most the
+    target. Assumes unit weights (binomial counts) and 0/1 losses. It certifies
+    the risk alone (no review capacity).
     """
-    if level_text is None:
-        level_text = f"confidence_level={confidence_level}"
-    n_thresholds = curve.thresholds.shape[0]
-    n_tests = sgr_n_tests(n_thresholds)
-    n_samples = round(curve.total_weight)
-    needed = min_samples_for_guarantee(target_risk, confidence_level, n_tests)
-    if n_samples < needed:
-        raise TooFewSamplesError(
-            f"A selective risk <= {target_risk} with {level_text} "
-            f"cannot be certified from {n_samples} validation "
-            f"samples: even with no error at all, at least {needed} are needed. Use "
-            "more validation data (a larger cv fraction or held-out set), a larger "
-            "target_risk or a smaller confidence_level.",
-            needed,
-        )
-    alpha = (1 - confidence_level) / n_tests
-    # lo: largest index known feasible (-1: accept nothing); hi: smallest known not.
-    lo, hi, lo_bound = -1, n_thresholds, None
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        bound = float(
-            clopper_pearson_upper(
-                round(curve.accepted_loss[mid]),
-                round(curve.accepted_weight[mid]),
-                alpha,
+
+    max_abstention_rate = None
+
+    def certify(self, curve, target_risk, confidence_level, level_text=None):
+        """The certified :class:`~._curve.ThresholdFit`; ``level_text`` says in
+        messages where ``confidence_level`` comes from when the caller changed
+        it (the per-class Bonferroni split)."""
+        if level_text is None:
+            level_text = f"confidence_level={confidence_level}"
+        n_thresholds = curve.thresholds.shape[0]
+        n_tests = sgr_n_tests(n_thresholds)
+        check_enough_samples(curve, target_risk, confidence_level, n_tests, level_text)
+        alpha = (1 - confidence_level) / n_tests
+        # lo: largest index known feasible (-1: accept nothing); hi: smallest not.
+        lo, hi, lo_bound = -1, n_thresholds, None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            bound = _bound_at(curve, mid, alpha)
+            if bound < target_risk:
+                lo, lo_bound = mid, bound
+            else:
+                hi = mid
+        if lo < 0:
+            return abstain_on_everything(
+                f"No threshold certifies a selective risk <= {target_risk} with "
+                f"{level_text} on this validation data. {ABSTAINS}"
             )
-        )
-        if bound < target_risk:
-            lo, lo_bound = mid, bound
-        else:
-            hi = mid
-    if lo < 0:
-        return _abstain_on_everything(
-            f"No threshold certifies a selective risk <= {target_risk} with "
-            f"{level_text} on this validation data."
-        )
-    return curve.at(lo, risk_bound=lo_bound)
+        return curve.at(lo, risk_bound=lo_bound)
 
 
-GUARANTEES = {"fixed_sequence": fit_fixed_sequence, "sgr": fit_guaranteed_risk}
-
-
-def fit_guarantee(
-    curve,
-    target_risk,
-    confidence_level,
-    guarantee="fixed_sequence",
-    max_abstention_rate=None,
-    level_text=None,
-):
-    """The risk guarantee ``guarantee`` on the validation curve."""
-    params = {"level_text": level_text}
-    if max_abstention_rate is not None:
-        params["max_abstention_rate"] = max_abstention_rate
-    return GUARANTEES[guarantee](curve, target_risk, confidence_level, **params)
+# The procedure of each value of the ``guarantee`` parameter.
+PROCEDURES = {"fixed_sequence": FixedSequence, "sgr": SGR}

@@ -16,15 +16,20 @@ from sklearn.base import clone
 from sklearn.model_selection import ShuffleSplit
 
 from .._utils._sklearn import safe_indexing
+from ..confidence._model_output import classifier_inputs
 
 # Share of fit's inputs held out to set the detector's threshold.
 HELD_OUT = 0.2
 
 
-def fit_novelty(detector, features, novelty_rate, random_state):
-    """``(fitted detector, threshold)``: the threshold is the ``novelty_rate``
-    quantile of the detector's scores on held-out inputs; ``-inf`` (nothing
-    novel) for a rate of 0."""
+def fit_novelty(detector, estimator, X, novelty_rate, random_state):
+    """``(fitted detector, threshold)`` on the inputs the fitted ``estimator``
+    sees, ``(None, None)`` without a detector. The threshold is the
+    ``novelty_rate`` quantile of the detector's scores on held-out inputs;
+    ``-inf`` (nothing novel) for a rate of 0."""
+    if detector is None:
+        return None, None
+    features = classifier_inputs(estimator, X)
     split = ShuffleSplit(n_splits=1, test_size=HELD_OUT, random_state=random_state)
     train, test = next(split.split(features))
     fitted = clone(detector).fit(safe_indexing(features, train))

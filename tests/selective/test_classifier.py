@@ -750,7 +750,7 @@ def test_a_training_fold_without_a_class_gives_it_probability_zero():
     # it never saw probability 0, as cross_val_predict does.
     from sklearn.model_selection import cross_val_predict
 
-    from sklearn_selective._selective._cost import fit_cost_rule
+    from sklearn_selective._selective._policies._cost_rule import fit_cost_rule
     from sklearn_selective._utils._costs import check_costs
 
     rng = np.random.default_rng(0)
@@ -765,7 +765,7 @@ def test_a_training_fold_without_a_class_gives_it_probability_zero():
             LogisticRegression(), X, y, cv=KFold(3), method="predict_proba"
         )
     validation = Bunch(proba=proba, y_index=y, weights=None)
-    _, _, cost = fit_cost_rule(
+    fit, _ = fit_cost_rule(
         validation, *check_costs(costs, 0.3, np.arange(3)), tune=False
     )
-    assert clf.cost_ == pytest.approx(cost, rel=1e-12)
+    assert clf.cost_ == pytest.approx(fit.cost, rel=1e-12)

@@ -1,5 +1,6 @@
-"""Learn-then-Test guarantees (``_selective/_guarantees.py``): a transcription of
-the procedure, the level in simulation, and what the classifier says."""
+"""The guarantee procedures (``_selective/_guarantees.py``): transcriptions of
+fixed-sequence testing and of SGR, the level in simulation, and what the
+classifier says."""
 
 import math
 import warnings
@@ -17,10 +18,15 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_selective import SelectiveClassifier
 from sklearn_selective._selective._curve import _ValidationCurve
 from sklearn_selective._selective._guarantees import (
-    fit_fixed_sequence,
+    SGR,
+    FixedSequence,
+    clopper_pearson_upper,
+    min_samples_for_guarantee,
     risk_starts,
     samples_needed,
+    sgr_n_tests,
 )
+from sklearn_selective.exceptions import GuaranteeNotMetWarning
 
 
 # --------------------------------------------------------------------------------------
@@ -85,8 +91,8 @@ def test_fixed_sequence_matches_a_transcription(seed):
     cap = [None, 0.5, 0.8][seed % 3]
     curve = _ValidationCurve.from_samples(confidence, losses, None)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fit = fit_fixed_sequence(curve, target, level, max_abstention_rate=cap)
+        warnings.simplefilter("ignore", GuaranteeNotMetWarning)
+        fit = FixedSequence(max_abstention_rate=cap).certify(curve, target, level)
     expected = _fixed_sequence_transcription(confidence, losses, target, 1 - level, cap)
     assert fit.threshold == expected
     if math.isfinite(fit.threshold):
@@ -105,13 +111,89 @@ def test_starts_are_where_a_walk_can_succeed(n, target, alpha):
 
 
 def test_samples_needed_is_the_smallest_size_that_certifies():
-    from sklearn_selective._selective._guarantees import clopper_pearson_upper
-
     needed = samples_needed(0.01, 0.03, 0.05)
     assert clopper_pearson_upper(math.floor(0.01 * needed), needed, 0.05) <= 0.03
     smaller = needed - 1
     assert clopper_pearson_upper(math.floor(0.01 * smaller), smaller, 0.05) > 0.03
     assert samples_needed(0.05, 0.03, 0.05) is None
+
+
+# --------------------------------------------------------------------------------------
+# SGR, kept for reproduction
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n, k", [(1, 0), (10, 0), (10, 3), (50, 7), (200, 0), (7, 7)])
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.2])
+def test_clopper_pearson_matches_scipy_exact_interval(n, k, alpha):
+    expected = (
+        binomtest(k, n, alternative="less")
+        .proportion_ci(confidence_level=1 - alpha, method="exact")
+        .high
+    )
+    assert clopper_pearson_upper(k, n, alpha) == pytest.approx(expected, rel=1e-10)
+
+
+def _sgr_transcription(confidence, losses, target_risk, delta):
+    """Geifman & El-Yaniv (2017), Algorithm 1, over the distinct thresholds."""
+    thresholds = np.unique(confidence)[::-1]  # decreasing: coverage increases
+    k = math.ceil(math.log2(len(thresholds) + 1))
+    lo, hi, result = -1, len(thresholds), (math.inf, None)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        accepted = confidence >= thresholds[mid]
+        failures, trials = int(losses[accepted].sum()), int(accepted.sum())
+        bound = (
+            1.0
+            if failures == trials
+            else binomtest(failures, trials, alternative="less")
+            .proportion_ci(confidence_level=1 - delta / k, method="exact")
+            .high
+        )
+        if bound < target_risk:
+            lo, result = mid, (thresholds[mid], bound)
+        else:
+            hi = mid
+    return result
+
+
+@pytest.mark.filterwarnings("ignore:No threshold")
+@pytest.mark.parametrize("seed", range(20))
+def test_sgr_matches_a_transcription_of_algorithm_1(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    confidence = rng.integers(0, 60, n) / 60
+    losses = (rng.random(n) < 0.4 * (1 - confidence)).astype(float)
+    target, delta = 0.08, 0.1
+    fit = SGR().certify(
+        _ValidationCurve.from_samples(confidence, losses, None), target, 1 - delta
+    )
+    threshold, bound = _sgr_transcription(confidence, losses, target, delta)
+    assert fit.threshold == threshold
+    if bound is not None:
+        assert fit.risk_bound == pytest.approx(bound, rel=1e-10)
+        assert fit.risk_bound >= fit.risk
+        assert fit.risk_bound < target
+
+
+def test_sgr_abstains_with_a_warning_when_nothing_is_certified():
+    confidence = np.linspace(0, 1, 500)
+    losses = np.ones(500)
+    with pytest.warns(UserWarning, match="abstains on every sample"):
+        fit = SGR().certify(
+            _ValidationCurve.from_samples(confidence, losses, None), 0.1, 0.9
+        )
+    assert fit.threshold == math.inf and fit.coverage == 0
+
+
+def test_sgr_refuses_too_few_samples():
+    needed = min_samples_for_guarantee(0.01, 0.95, sgr_n_tests(10))
+    # With one sample fewer than needed, zero failures cannot certify the target.
+    assert clopper_pearson_upper(0, needed - 1, 0.05 / sgr_n_tests(10)) >= 0.01
+    assert clopper_pearson_upper(0, needed, 0.05 / sgr_n_tests(10)) < 0.01
+    confidence = np.arange(10.0)
+    with pytest.raises(ValueError, match="cannot be certified from 10 validation"):
+        SGR().certify(
+            _ValidationCurve.from_samples(confidence, np.zeros(10), None), 0.01, 0.95
+        )
 
 
 # --------------------------------------------------------------------------------------

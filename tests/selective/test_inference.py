@@ -1,9 +1,9 @@
-"""The accept/reject decisions (``_selective/_decisions.py``): the fast MSP path."""
+"""The model's inference (``_selective/_inference.py``): the fast MSP path."""
 
 import numpy as np
 import pytest
 
-from sklearn_selective._selective._decisions import msp_decision
+from sklearn_selective._selective._inference import msp_decision
 
 
 @pytest.mark.parametrize("n_classes", [1, 2, 5, 17])

@@ -1,4 +1,4 @@
-"""The cost rule (``_selective/_cost.py``) against loops over classes."""
+"""The cost rule (``_selective/_policies/_cost_rule.py``) against loops over classes."""
 
 import math
 
@@ -7,7 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sklearn_selective._selective._cost import cost_decision, fit_cost_margin
+from sklearn_selective._selective._policies._cost_rule import (
+    cost_decision,
+    fit_cost_margin,
+)
 
 
 # ------------------------------------------------------------------------------------
