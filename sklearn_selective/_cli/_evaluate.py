@@ -18,7 +18,7 @@ import numpy as np
 from .. import RiskCoverageDisplay
 from ..confidence import get_confidence_function_names
 from ..confidence._registry import model_output_of
-from . import _ood
+from . import _ood_column
 from ._files import InputError, read_csv, read_npz
 from ._predictions import (
     Predictions,
@@ -217,8 +217,8 @@ def load_predictions(path, options):
         raise InputError(f"{path}: {label!r} is empty; the file holds no samples")
     is_ood = None
     if options.ood_column is not None:
-        is_ood = _ood.read_indicator(table, options.ood_column, y_true.shape[0])
-        y_true = _ood.with_known_labels(y_true, is_ood, path)
+        is_ood = _ood_column.read_indicator(table, options.ood_column, y_true.shape[0])
+        y_true = _ood_column.with_known_labels(y_true, is_ood, path)
     return _load_scores(table, y_true, options, csv_file)._replace(is_ood=is_ood)
 
 
@@ -334,7 +334,16 @@ def _level(text):
 
 
 def add_arguments(parser):
+    """The options of ``evaluate``: what to compute, what to write, where the
+    predictions are in the file."""
     parser.add_argument("file", help="a .csv (with header row) or .npz file")
+    _add_metric_arguments(parser)
+    _add_output_arguments(parser)
+    _add_column_arguments(parser)
+    _ood_column.add_arguments(parser)
+
+
+def _add_metric_arguments(parser):
     parser.add_argument(
         "--metrics",
         default=None,
@@ -382,6 +391,9 @@ def add_arguments(parser):
         "(without it, rows must sum to 1 within 5e-4 per class, as probabilities "
         "rounded to 3 decimals do)",
     )
+
+
+def _add_output_arguments(parser):
     parser.add_argument(
         "--format",
         choices=_FORMATS,
@@ -394,6 +406,9 @@ def add_arguments(parser):
         metavar="FILE",
         help="save the risk-coverage curves here, e.g. curves.png (default: none)",
     )
+
+
+def _add_column_arguments(parser):
     parser.add_argument(
         "--label-column", default="y_true", help="CSV column or .npz array: labels"
     )
@@ -428,7 +443,6 @@ def add_arguments(parser):
         help="CSV: the logit columns, one per class, each named by its label "
         "(default: the --logit-prefix columns)",
     )
-    _ood.add_arguments(parser)
 
 
 _PLOT_FORMATS = frozenset(
@@ -486,12 +500,11 @@ def save_risk_coverage_plot(
     """Selective and generalized risk-coverage curves side by side, as a file;
     with ``threshold``, the working point it gives on these data is marked."""
     check_plot_path(path)
-    import matplotlib
+    # A figure outside pyplot: no backend switched, no window, nothing to close.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4))
+    figure = Figure(figsize=(10, 4))
+    axes = figure.subplots(1, 2)
     for ax, kind in zip(axes, ("selective", "generalized"), strict=True):
         RiskCoverageDisplay.from_predictions(
             y_true,
@@ -515,8 +528,6 @@ def save_risk_coverage_plot(
         figure.savefig(path)
     except OSError as error:  # e.g. no permission
         raise InputError(f"--plot {path}: {error.strerror or error}") from None
-    finally:
-        plt.close(figure)
 
 
 _LEGEND_PLACES = {"selective": "center left", "generalized": "upper left"}
@@ -541,7 +552,9 @@ def _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold):
     )
 
 
-def _evaluate(options, out, log):
+def _check_csf(options):
+    """``options.csf`` resolved (msp by default); an InputError for a CSF a
+    prediction file cannot feed."""
     options.csf_given = options.csf is not None
     options.csf = "msp" if options.csf is None else options.csf
     if (
@@ -558,22 +571,21 @@ def _evaluate(options, out, log):
         raise InputError(
             f"--csf {options.csf!r}: unknown; use one of {', '.join(usable_csfs())}"
         )
-    metrics = default_metrics(options.loss) if options.metrics is None else None
-    try:
-        specs = parse_metrics(metrics or options.metrics, options.loss)
-    except ValueError as error:
-        raise InputError(f"--metrics {options.metrics!r}: {error}") from None
-    _ood.check_options(options, specs)
-    check_plot_path(options.plot)
+
+
+def _read_predictions(options):
+    """The file's predictions, with progress notes on stderr for large files."""
     start = time.perf_counter()
     size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
     if size > 10_000_000:
         print(f"reading {options.file} ({size / 1e6:.0f} MB)", file=sys.stderr)
     predictions = load_predictions(options.file, options)
-    n_samples = predictions.y_true.shape[0]
     elapsed = time.perf_counter() - start
     if elapsed > 1.0:
-        print(f"read {n_samples} samples ({elapsed:.1f} s)", file=sys.stderr)
+        print(
+            f"read {predictions.y_true.shape[0]} samples ({elapsed:.1f} s)",
+            file=sys.stderr,
+        )
     if predictions.n_rescaled:
         print(
             f"note: {predictions.n_rescaled} probability rows did not sum to 1 "
@@ -585,10 +597,24 @@ def _evaluate(options, out, log):
             f"--loss {options.loss} needs probabilities or logits; the file holds "
             "a confidence per sample"
         )
+    return predictions
+
+
+def _evaluate(options, out, log):
+    _check_csf(options)
+    metrics = default_metrics(options.loss) if options.metrics is None else None
+    try:
+        specs = parse_metrics(metrics or options.metrics, options.loss)
+    except ValueError as error:
+        raise InputError(f"--metrics {options.metrics!r}: {error}") from None
+    _ood_column.check_options(options, specs)
+    check_plot_path(options.plot)
+    predictions = _read_predictions(options)
+    n_samples = predictions.y_true.shape[0]
     loss, known = options.loss, slice(None)
     is_ood = predictions.is_ood
     if is_ood is not None:
-        loss = _ood.scod_loss(predictions.y_true, predictions.y_pred, is_ood)
+        loss = _ood_column.scod_loss(predictions.y_true, predictions.y_pred, is_ood)
         known = ~is_ood
     rows = metric_rows(
         predictions.y_true,
@@ -603,7 +629,7 @@ def _evaluate(options, out, log):
         random_state=options.random_state,
     )
     if is_ood is not None:
-        rows += _ood.ood_rows(is_ood, predictions.confidence)
+        rows += _ood_column.ood_rows(is_ood, predictions.confidence)
     summary = {
         "file": str(options.file),
         "n_samples": int(n_samples),

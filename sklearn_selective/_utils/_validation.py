@@ -9,7 +9,7 @@ raw numpy errors are rewritten to name the argument.
 import numpy as np
 from sklearn.utils import check_array, column_or_1d
 
-from ._blockwise import check_probabilities
+from ._row_blocks import check_probabilities
 
 # Raw numpy / scikit-learn messages that do not say which argument is wrong, and
 # the advice that replaces them.

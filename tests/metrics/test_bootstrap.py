@@ -33,8 +33,11 @@ from sklearn_selective.metrics import (
     uq_c_index,
 )
 from sklearn_selective.metrics._core import _integer_counts
+from sklearn_selective.metrics._resampling import (
+    _concordance_resampler,
+    _risk_resampler,
+)
 from sklearn_selective.metrics._resampling import _resamples as _resampling
-from sklearn_selective.metrics._resampling import _risk_resampler
 
 METRICS = {
     "aurc": aurc,
@@ -594,13 +597,15 @@ def test_uq_c_index_threads_keep_the_error_state(monkeypatch):
     """numpy's error state is per thread (numpy < 2) or per context (numpy 2):
     the worker threads must take the caller's (which silences the resamples' FP
     warnings), else a threaded bootstrap warns where a serial one does not."""
-    evaluate = _resampling._ConcordanceResampler._value
+    evaluate = _concordance_resampler._ConcordanceResampler._value
 
     def dividing_by_zero(self, count):
         np.divide(np.ones(1), np.zeros(1))  # warns unless errstate ignores it
         return evaluate(self, count)
 
-    monkeypatch.setattr(_resampling._ConcordanceResampler, "_value", dividing_by_zero)
+    monkeypatch.setattr(
+        _concordance_resampler._ConcordanceResampler, "_value", dividing_by_zero
+    )
     y_true, _, confidence, proba = _data(n=40, seed=17)
     for n_jobs in (None, 2):
         with warnings.catch_warnings():
@@ -952,7 +957,7 @@ def test_double_bootstrap_equals_a_slow_transcription():
     ``N_INNER`` times by index, the metric called on the copies, the shares below
     the data's value, and their quantiles as the levels of the percentile
     interval; ties with the data's value count as misses."""
-    from sklearn_selective.metrics._resampling._calibration import N_INNER
+    from sklearn_selective.metrics._resampling._double_bootstrap import N_INNER
 
     n, n_resamples, level = 25, 40, 0.9
     confidence, losses = _risk_problem(n, seed=3)

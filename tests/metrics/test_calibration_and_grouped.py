@@ -113,7 +113,7 @@ def test_ece_bins_are_those_of_calibration_curve(strategy):
     counts = np.bincount(np.searchsorted(edges[1:-1], p), minlength=10)
     expected = np.sum(counts[counts > 0] / 300 * np.abs(prob_true - prob_pred))
     # Class-wise ECE of a binary problem, positive class only: the ECE of p.
-    from sklearn_selective.metrics._calibration import _ece_columns
+    from sklearn_selective.metrics._calibration_error import _ece_columns
 
     got = _ece_columns(p[:, None], y[:, None].astype(float), None, 10, strategy)[0]
     assert got == pytest.approx(expected, rel=1e-12)

@@ -316,7 +316,7 @@ def test_low_precision_probabilities_are_accepted_everywhere(dtype, n_classes):
 
 
 def test_probability_tolerance_formula():
-    from sklearn_selective._utils._blockwise import probability_tolerance
+    from sklearn_selective._utils._row_blocks import probability_tolerance
 
     assert probability_tolerance(np.float64, 3) == pytest.approx(3e-4)
     assert probability_tolerance(np.int64, 2) == pytest.approx(2e-4)
