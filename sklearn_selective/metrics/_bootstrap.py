@@ -131,7 +131,12 @@ def bootstrap_metric(
         samples for :func:`uq_auc` (which the double bootstrap over-covers)
         and ``"double"`` up to 74 samples only for the working points
         (:func:`selective_risk_at_coverage`, :func:`coverage_at_risk`);
-        ``"percentile"`` above. ``result.method`` says which was used.
+        ``"percentile"`` above. The rule is the metric's: this package's
+        metric by name, as the function, or wrapped by
+        :func:`functools.partial` or :func:`functools.wraps` gets its own
+        rule (the same interval on the same data and seed); any other
+        callable, whatever its ``__name__``, gets the default rule.
+        ``result.method`` says which was used.
         BCa estimates the acceleration by the jackknife (``n_samples`` extra
         evaluations). When the BCa or double-bootstrap levels are undefined
         (all values equal) the percentile interval is returned, with a
