@@ -26,6 +26,8 @@ SHARED_PRIVATE = {
     # The risk-coverage core: the threshold policies are functions of the
     # validation curve, ATC's threshold is a rule on tie groups.
     "sklearn_selective.metrics._core._group_stats",
+    # The coverage and risk of one threshold (the working point a fit marks).
+    "sklearn_selective.metrics._core._threshold_point",
     # One set of bootstrap resamples shared by the metrics of a prediction file.
     "sklearn_selective.metrics._bootstrap",
     # The one registry of metrics (function, direction, needs), read by the
