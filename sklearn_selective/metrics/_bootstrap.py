@@ -343,8 +343,9 @@ def _chosen_method(method, n_samples, metric=None):
     if method != "auto":
         return _METHODS.get(method, method)
     entry = find_entry(metric)
-    rules = DEFAULT_INTERVAL_RULES if entry is None else entry.interval_rules
-    return auto_method(rules, n_samples)
+    if entry is None:
+        return auto_method(DEFAULT_INTERVAL_RULES, n_samples)
+    return entry.auto_method(n_samples)
 
 
 def _result(
