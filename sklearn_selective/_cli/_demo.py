@@ -11,12 +11,8 @@ from sklearn.preprocessing import StandardScaler
 
 from .. import SelectiveClassifier
 from ..confidence import predict_with_confidence
-from ._evaluate import (
-    InputError,
-    check_plot_path,
-    has_matplotlib,
-    save_risk_coverage_plot,
-)
+from ._files import InputError
+from ._plot_file import check_plot_path, has_matplotlib, save_risk_coverage_plot
 from ._report import format_table, metric_rows, parse_metrics
 
 _DEMO_METRICS = "aurc,aurc_log,e_aurc,augrc,uq_auc,uq_c_index,risk@0.8,coverage@0.01"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import RiskCoverageDisplay
 from ..confidence import get_confidence_function_names
 from ..confidence._registry import model_output_of
-from . import _ood
+from . import _ood_column
 from ._files import InputError, read_csv, read_npz
+from ._plot_file import check_plot_path, save_risk_coverage_plot
 from ._predictions import (
     Predictions,
     Scores,
@@ -217,8 +217,8 @@ def load_predictions(path, options):
         raise InputError(f"{path}: {label!r} is empty; the file holds no samples")
     is_ood = None
     if options.ood_column is not None:
-        is_ood = _ood.read_indicator(table, options.ood_column, y_true.shape[0])
-        y_true = _ood.with_known_labels(y_true, is_ood, path)
+        is_ood = _ood_column.read_indicator(table, options.ood_column, y_true.shape[0])
+        y_true = _ood_column.with_known_labels(y_true, is_ood, path)
     return _load_scores(table, y_true, options, csv_file)._replace(is_ood=is_ood)
 
 
@@ -334,7 +334,16 @@ def _level(text):
 
 
 def add_arguments(parser):
+    """The options of ``evaluate``: what to compute, what to write, where the
+    predictions are in the file."""
     parser.add_argument("file", help="a .csv (with header row) or .npz file")
+    _add_metric_arguments(parser)
+    _add_output_arguments(parser)
+    _add_column_arguments(parser)
+    _ood_column.add_arguments(parser)
+
+
+def _add_metric_arguments(parser):
     parser.add_argument(
         "--metrics",
         default=None,
@@ -382,6 +391,9 @@ def add_arguments(parser):
         "(without it, rows must sum to 1 within 5e-4 per class, as probabilities "
         "rounded to 3 decimals do)",
     )
+
+
+def _add_output_arguments(parser):
     parser.add_argument(
         "--format",
         choices=_FORMATS,
@@ -394,6 +406,9 @@ def add_arguments(parser):
         metavar="FILE",
         help="save the risk-coverage curves here, e.g. curves.png (default: none)",
     )
+
+
+def _add_column_arguments(parser):
     parser.add_argument(
         "--label-column", default="y_true", help="CSV column or .npz array: labels"
     )
@@ -428,120 +443,11 @@ def add_arguments(parser):
         help="CSV: the logit columns, one per class, each named by its label "
         "(default: the --logit-prefix columns)",
     )
-    _ood.add_arguments(parser)
 
 
-_PLOT_FORMATS = frozenset(
-    [
-        "eps",
-        "jpeg",
-        "jpg",
-        "pdf",
-        "pgf",
-        "png",
-        "ps",
-        "raw",
-        "rgba",
-        "svg",
-        "svgz",
-        "tif",
-        "tiff",
-        "webp",
-    ]
-)
-
-
-def check_plot_path(path, need_matplotlib=True):
-    """Fail before any work when the plot cannot be saved."""
-    if not path:
-        return
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(
-            f"--plot {path} is a folder; give a file name, e.g. {path / 'curves.png'}"
-        )
-    if not path.parent.is_dir():
-        raise InputError(f"--plot {path}: the folder {path.parent} does not exist")
-    if path.suffix.lower().lstrip(".") not in _PLOT_FORMATS:
-        raise InputError(
-            f"--plot {path}: unknown image type {path.suffix!r}; use .png, .pdf or .svg"
-        )
-    if need_matplotlib and not has_matplotlib():
-        raise InputError(
-            "saving a plot needs matplotlib: pip install 'sklearn-selective[plot]'"
-        )
-
-
-def has_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def save_risk_coverage_plot(
-    y_true, y_pred, confidence, path, name, threshold=None, **kwargs
-):
-    """Selective and generalized risk-coverage curves side by side, as a file;
-    with ``threshold``, the working point it gives on these data is marked."""
-    check_plot_path(path)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, kind in zip(axes, ("selective", "generalized"), strict=True):
-        RiskCoverageDisplay.from_predictions(
-            y_true,
-            y_pred,
-            confidence,
-            kind=kind,
-            ax=ax,
-            plot_oracle=True,
-            plot_chance_level=True,
-            name=name,
-            **kwargs,
-        )
-        if threshold is not None:
-            _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold)
-        # The curves run along the bottom and the right; the chance line along
-        # the top (selective: the legend goes to the middle left) or the
-        # diagonal (generalized: the top left, above it, is free).
-        ax.legend(loc=_LEGEND_PLACES[kind], fontsize="small")
-    figure.tight_layout()
-    try:
-        figure.savefig(path)
-    except OSError as error:  # e.g. no permission
-        raise InputError(f"--plot {path}: {error.strerror or error}") from None
-    finally:
-        plt.close(figure)
-
-
-_LEGEND_PLACES = {"selective": "center left", "generalized": "upper left"}
-
-
-def _mark_working_point(ax, kind, y_true, y_pred, confidence, threshold):
-    """The coverage and risk of accepting ``confidence >= threshold``."""
-    accepted = np.asarray(confidence) >= threshold
-    errors = np.asarray(y_true) != np.asarray(y_pred)
-    coverage = accepted.mean()
-    wrong = np.count_nonzero(errors & accepted)
-    if kind == "selective":
-        risk = wrong / accepted.sum() if accepted.any() else np.nan
-    else:
-        risk = wrong / accepted.shape[0]
-    ax.plot(
-        [coverage],
-        [risk],
-        "o",
-        color="black",
-        label="fitted threshold",
-    )
-
-
-def _evaluate(options, out, log):
+def _check_csf(options):
+    """``options.csf`` resolved (msp by default); an InputError for a CSF a
+    prediction file cannot feed."""
     options.csf_given = options.csf is not None
     options.csf = "msp" if options.csf is None else options.csf
     if (
@@ -558,22 +464,21 @@ def _evaluate(options, out, log):
         raise InputError(
             f"--csf {options.csf!r}: unknown; use one of {', '.join(usable_csfs())}"
         )
-    metrics = default_metrics(options.loss) if options.metrics is None else None
-    try:
-        specs = parse_metrics(metrics or options.metrics, options.loss)
-    except ValueError as error:
-        raise InputError(f"--metrics {options.metrics!r}: {error}") from None
-    _ood.check_options(options, specs)
-    check_plot_path(options.plot)
+
+
+def _read_predictions(options):
+    """The file's predictions, with progress notes on stderr for large files."""
     start = time.perf_counter()
     size = Path(options.file).stat().st_size if Path(options.file).is_file() else 0
     if size > 10_000_000:
         print(f"reading {options.file} ({size / 1e6:.0f} MB)", file=sys.stderr)
     predictions = load_predictions(options.file, options)
-    n_samples = predictions.y_true.shape[0]
     elapsed = time.perf_counter() - start
     if elapsed > 1.0:
-        print(f"read {n_samples} samples ({elapsed:.1f} s)", file=sys.stderr)
+        print(
+            f"read {predictions.y_true.shape[0]} samples ({elapsed:.1f} s)",
+            file=sys.stderr,
+        )
     if predictions.n_rescaled:
         print(
             f"note: {predictions.n_rescaled} probability rows did not sum to 1 "
@@ -585,10 +490,24 @@ def _evaluate(options, out, log):
             f"--loss {options.loss} needs probabilities or logits; the file holds "
             "a confidence per sample"
         )
+    return predictions
+
+
+def _evaluate(options, out, log):
+    _check_csf(options)
+    metrics = default_metrics(options.loss) if options.metrics is None else None
+    try:
+        specs = parse_metrics(metrics or options.metrics, options.loss)
+    except ValueError as error:
+        raise InputError(f"--metrics {options.metrics!r}: {error}") from None
+    _ood_column.check_options(options, specs)
+    check_plot_path(options.plot)
+    predictions = _read_predictions(options)
+    n_samples = predictions.y_true.shape[0]
     loss, known = options.loss, slice(None)
     is_ood = predictions.is_ood
     if is_ood is not None:
-        loss = _ood.scod_loss(predictions.y_true, predictions.y_pred, is_ood)
+        loss = _ood_column.scod_loss(predictions.y_true, predictions.y_pred, is_ood)
         known = ~is_ood
     rows = metric_rows(
         predictions.y_true,
@@ -603,7 +522,7 @@ def _evaluate(options, out, log):
         random_state=options.random_state,
     )
     if is_ood is not None:
-        rows += _ood.ood_rows(is_ood, predictions.confidence)
+        rows += _ood_column.ood_rows(is_ood, predictions.confidence)
     summary = {
         "file": str(options.file),
         "n_samples": int(n_samples),

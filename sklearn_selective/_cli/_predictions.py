@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils._validation import label_positions
 from ..confidence import get_confidence_function
 from ._files import InputError
 
@@ -81,8 +82,7 @@ def _codes(y_true, labels, source, label_name):
     if label_numeric != true_numeric:  # compare as text, e.g. '1' vs 'cat'
         label_keys = np.char.strip(np.asarray(labels).astype(str))
         true_keys = np.char.strip(np.asarray(y_true).astype(str))
-    order = np.argsort(label_keys, kind="stable")
-    sorted_labels = label_keys[order]
+    sorted_labels = np.sort(label_keys, kind="stable")
     repeated = sorted_labels[1:][sorted_labels[1:] == sorted_labels[:-1]]
     if repeated.size:
         raise InputError(
@@ -91,15 +91,15 @@ def _codes(y_true, labels, source, label_name):
             "equal labels are the same label)"
         )
     # O(n log k): one binary search per sample among the k labels.
-    position = np.searchsorted(sorted_labels, true_keys).clip(0, order.shape[0] - 1)
-    missing = sorted_labels[position] != true_keys
+    index, known = label_positions(label_keys, true_keys)
+    missing = ~known
     if missing.any():
         raise InputError(
             f"{label_name} holds label(s) {_show(np.unique(true_keys[missing]))} "
             f"without a column among the {source} (labels {_show(label_keys, 10)}); "
             "give every class a column"
         )
-    return order[position]
+    return index
 
 
 def _binary_labels(y_true, positive, source):

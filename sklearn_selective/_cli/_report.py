@@ -9,18 +9,8 @@ import time
 import warnings
 from typing import NamedTuple
 
-from ..metrics import (
-    augrc,
-    aurc,
-    coverage_at_risk,
-    e_aurc,
-    naurc,
-    sele,
-    selective_risk_at_coverage,
-    uq_auc,
-    uq_c_index,
-)
 from ..metrics._bootstrap import _SharedResamples
+from ..metrics._metric_registry import METRICS, PROBABILITIES, ZERO_ONE_LOSS
 
 
 class MetricSpec(NamedTuple):
@@ -33,27 +23,38 @@ class MetricSpec(NamedTuple):
     name: str = ""
 
 
+def _spec(label, name, **kwargs):
+    """A metric of the registry, as the command line shows it: its direction
+    and what it needs come from the registry entry."""
+    entry = METRICS[name]
+    return MetricSpec(
+        label,
+        entry.function,
+        kwargs,
+        "higher" if entry.greater_is_better else "lower",
+        needs_proba=PROBABILITIES in entry.needs,
+        zero_one_only=ZERO_ONE_LOSS in entry.needs,
+    )
+
+
 _NAMED = {
-    "aurc": MetricSpec("AURC (harmonic)", aurc, {}, "lower"),
-    "aurc_log": MetricSpec("AURC (log)", aurc, {"aurc_estimator": "log"}, "lower"),
-    "sele": MetricSpec("SELE", sele, {}, "lower"),
-    "e_aurc": MetricSpec("E-AURC", e_aurc, {}, "lower"),
-    "naurc": MetricSpec("NAURC", naurc, {}, "lower"),
-    "augrc": MetricSpec("AUGRC", augrc, {}, "lower"),
-    "uq_auc": MetricSpec(
-        "UQ-AUC (failure AUROC)", uq_auc, {}, "higher", zero_one_only=True
-    ),
-    "uq_c_index": MetricSpec("UQ-C-index", uq_c_index, {}, "higher", needs_proba=True),
+    "aurc": _spec("AURC (harmonic)", "aurc"),
+    "aurc_log": _spec("AURC (log)", "aurc", aurc_estimator="log"),
+    "sele": _spec("SELE", "sele"),
+    "e_aurc": _spec("E-AURC", "e_aurc"),
+    "naurc": _spec("NAURC", "naurc"),
+    "augrc": _spec("AUGRC", "augrc"),
+    "uq_auc": _spec("UQ-AUC (failure AUROC)", "uq_auc"),
+    "uq_c_index": _spec("UQ-C-index", "uq_c_index"),
 }
-# Working points, e.g. "risk@0.8" and "coverage@0.05".
+# Working points, e.g. "risk@0.8" and "coverage@0.05": label, metric, parameter.
 _WORKING_POINTS = {
     "risk": (
         "selective risk @ {:g} coverage",
-        selective_risk_at_coverage,
+        "selective_risk_at_coverage",
         "coverage",
-        "lower",
     ),
-    "coverage": ("coverage @ {:g} selective risk", coverage_at_risk, "risk", "higher"),
+    "coverage": ("coverage @ {:g} selective risk", "coverage_at_risk", "risk"),
 }
 # UQ-AUC separates correct from wrong predictions (0/1 loss only); the
 # UQ-C-index ranks by the probability given to the true class instead.
@@ -84,8 +85,8 @@ def _working_point(entry):
         raise ValueError(f"{entry!r}: {value!r} is not a number") from None
     if not 0 <= point <= 1:
         raise ValueError(f"{entry!r}: {value!r} must be between 0 and 1")
-    label, function, parameter, better = _WORKING_POINTS[kind]
-    return MetricSpec(label.format(point), function, {parameter: point}, better)
+    label, name, parameter = _WORKING_POINTS[kind]
+    return _spec(label.format(point), name, **{parameter: point})
 
 
 def parse_metrics(text, loss="zero_one"):

@@ -7,7 +7,6 @@ validation scores come from: out-of-fold predictions over ``cv``, or all of
 delegation of ``n_features_in_`` and the HTML repr to the inner estimator.
 """
 
-import warnings
 from inspect import signature
 from numbers import Integral, Real
 
@@ -25,6 +24,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn import VisualBlock, check_method_params, routing_enabled, safe_indexing
+from ._warnings import warn
 
 
 def _bind(predict, estimator, X_train, y_train):
@@ -73,12 +73,11 @@ class HeldOutScoresMixin:
             if "sample_weight" in signature(estimator.fit).parameters:
                 fit_params["sample_weight"] = sample_weight
             else:
-                warnings.warn(
+                warn(
                     f"{type(estimator).__name__}.fit does not accept sample_weight: "
                     "the weights are used for the validation scores only. Enable "
                     "metadata routing to pass them to a step of a Pipeline.",
                     UserWarning,
-                    stacklevel=4,
                 )
         return Bunch(estimator=Bunch(fit=fit_params), splitter=Bunch(split={}))
 

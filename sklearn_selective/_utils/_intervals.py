@@ -4,13 +4,14 @@ The percentile, basic and BCa intervals with the formulas and names of
 :func:`scipy.stats.bootstrap` (Efron and Tibshirani 1993, Ch. 13-14).
 """
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import DegenerateDataWarning
 from sklearn.exceptions import UndefinedMetricWarning
+
+from ._warnings import warn
 
 _METHODS = {"percentile": "percentile", "basic": "basic", "BCa": "bca", "bca": "bca"}
 
@@ -73,12 +74,11 @@ def _interval(distribution, statistic, confidence_level, method, jackknife=None)
     else:
         levels = (alpha, 1.0 - alpha)
     if not np.all(np.isfinite(levels)):
-        warnings.warn(
+        warn(
             "The BCa confidence interval cannot be calculated: the bootstrap "
             "distribution or the jackknife values are degenerate (for example all "
             "equal). Returning nan; consider method='percentile'.",
             DegenerateDataWarning,
-            stacklevel=3,
         )
         return ConfidenceInterval(np.nan, np.nan)
     low, high = _quantile_interval(distribution, levels)
@@ -87,12 +87,11 @@ def _interval(distribution, statistic, confidence_level, method, jackknife=None)
     return ConfidenceInterval(float(low), float(high))
 
 
-def _warn_undefined(n_undefined, n_total, what, stacklevel=3):
+def _warn_undefined(n_undefined, n_total, what):
     if n_undefined:
-        warnings.warn(
+        warn(
             f"The metric is undefined (nan) on {n_undefined} of {n_total} {what}. "
             "They are kept as nan in the bootstrap distribution and left out of the "
             "confidence interval and standard error.",
             UndefinedMetricWarning,
-            stacklevel=stacklevel,
         )

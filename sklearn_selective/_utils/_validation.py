@@ -9,7 +9,7 @@ raw numpy errors are rewritten to name the argument.
 import numpy as np
 from sklearn.utils import check_array, column_or_1d
 
-from ._blockwise import check_probabilities
+from ._row_blocks import check_probabilities
 
 # Raw numpy / scikit-learn messages that do not say which argument is wrong, and
 # the advice that replaces them.
@@ -346,15 +346,8 @@ def _true_class_column(y_true, labels, n_columns, name):
                 else f"labels lists {classes.shape[0]} classes."
             )
         )
-    if labels is None:  # np.unique is sorted already
-        true_column = np.searchsorted(classes, y_true)
-    else:
-        order = np.argsort(classes)
-        true_column = order[
-            np.clip(np.searchsorted(classes, y_true, sorter=order), 0, len(order) - 1)
-        ]
-    true_column = np.minimum(true_column, classes.shape[0] - 1)
-    unseen = classes[true_column] != y_true
+    true_column, known = label_positions(classes, y_true)
+    unseen = ~known
     if np.any(unseen):
         raise ValueError(
             f"y_true contains labels {np.unique(y_true[unseen]).tolist()} that are not "
@@ -363,11 +356,30 @@ def _true_class_column(y_true, labels, n_columns, name):
     return true_column, classes
 
 
+def label_positions(classes, labels):
+    """``(index, known)``: the position of each of ``labels`` in ``classes``
+    (distinct, in any order) by one binary search per label, and whether the
+    label is among ``classes`` at all (where it is not, ``index`` is a valid
+    but wrong position: check ``known`` first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> index, known = label_positions(np.array(["b", "a"]), np.array(["a", "c"]))
+    >>> index.tolist(), known.tolist()
+    ([1, 0], [True, False])
+    """
+    order = np.argsort(classes, kind="stable")
+    sorted_classes = classes[order]
+    position = np.searchsorted(sorted_classes, labels).clip(0, order.shape[0] - 1)
+    return order[position], sorted_classes[position] == labels
+
+
 def _check_probabilities(y_true, y_proba, labels, loss_name, name=None):
     """Validated probabilities (float16/32/64, as given), the column of each
     sample's true class, and the classes of the columns.
 
-    Rows must pass :func:`sklearn_selective._utils._blockwise.check_probabilities`,
+    Rows must pass :func:`sklearn_selective._utils._row_blocks.check_probabilities`,
     the check the confidence functions use, with its documented tolerance.
     """
     if name is None:

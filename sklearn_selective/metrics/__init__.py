@@ -14,16 +14,16 @@ from ._areas import (
     sele,
 )
 from ._bootstrap import bootstrap_metric
-from ._calibration import expected_calibration_error
+from ._calibration_error import expected_calibration_error
 from ._comparison import compare_confidence_functions, compare_systems
 from ._grouped import MetricByGroupResult, metric_by_group
-from ._ood import fpr_at_tpr, ood_auroc
-from ._ranking import uq_auc, uq_c_index
-from ._results import (
+from ._metric_results import (
     BootstrapResult,
     ConfidenceComparisonResult,
     SystemComparisonResult,
 )
+from ._ood import fpr_at_tpr, ood_auroc
+from ._ranking import uq_auc, uq_c_index
 from ._risk_coverage import (
     generalized_risk_coverage_curve,
     risk_coverage_curve,

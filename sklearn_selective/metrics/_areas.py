@@ -1,13 +1,12 @@
 """The areas under the risk-coverage curves: the AURC family and AUGRC."""
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
 from .._utils._validation import _is_zero_one
+from .._utils._warnings import warn
 from ._core._area_options import (
     AURC_OPTION_ESTIMATORS,
     augrc_with_options,
@@ -438,11 +437,10 @@ def naurc(
         y_true, y_pred, confidence, loss, sample_weight, labels, aurc_estimator
     )
     if np.isnan(value):
-        warnings.warn(
+        warn(
             "naurc is undefined when every sample has the same loss: every ranking "
             "is then as good as the oracle. Returning nan.",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
     return value
 

@@ -6,7 +6,6 @@ draws and the intervals from ``_utils``; paired comparisons live in
 """
 
 import copy
-import warnings
 from functools import partial
 from numbers import Integral, Real
 
@@ -27,21 +26,29 @@ from .._utils._intervals import (
     _warn_undefined,
 )
 from .._utils._sklearn import Interval, StrOptions, validate_params
-from ._resampling._calibration import calibrated_levels, calibration_shares
+from .._utils._warnings import warn
+from ..exceptions import TooFewFailuresWarning
+from ._metric_registry import (
+    DEFAULT_INTERVAL_RULES,
+    DOUBLE_MAX_SAMPLES,
+    METRICS,
+    auto_method,
+    find_entry,
+    resolve_metric,
+)
+from ._metric_results import BootstrapResult
+from ._resampling._double_bootstrap import calibrated_levels, calibration_shares
 from ._resampling._resamples import (
-    _METRICS,
     _RESAMPLING_CONSTRAINTS,
     _check_resampling_inputs,
     _resample_evaluator,
-    _resolve_metric,
 )
 from ._resampling._risk_resampler import _FastMetric
-from ._results import BootstrapResult
 
 
 @validate_params(
     {
-        "metric": [StrOptions(set(_METRICS)), callable],
+        "metric": [StrOptions(set(METRICS)), callable],
         "confidence": ["array-like"],
         "n_resamples": [Interval(Integral, 1, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
@@ -124,7 +131,12 @@ def bootstrap_metric(
         samples for :func:`uq_auc` (which the double bootstrap over-covers)
         and ``"double"`` up to 74 samples only for the working points
         (:func:`selective_risk_at_coverage`, :func:`coverage_at_risk`);
-        ``"percentile"`` above. ``result.method`` says which was used.
+        ``"percentile"`` above. The rule is the metric's: this package's
+        metric by name, as the function, or wrapped by
+        :func:`functools.partial` or :func:`functools.wraps` gets its own
+        rule (the same interval on the same data and seed); any other
+        callable, whatever its ``__name__``, gets the default rule.
+        ``result.method`` says which was used.
         BCa estimates the acceleration by the jackknife (``n_samples`` extra
         evaluations). When the BCa or double-bootstrap levels are undefined
         (all values equal) the percentile interval is returned, with a
@@ -186,6 +198,10 @@ def bootstrap_metric(
     DegenerateDataWarning
         When the BCa or double-bootstrap interval cannot be computed and the
         percentile interval is returned instead.
+
+    ~sklearn_selective.exceptions.TooFewFailuresWarning
+        When the data of a risk metric hold fewer than five failures (samples
+        with a positive loss): no bootstrap interval then holds its level.
 
     See Also
     --------
@@ -291,13 +307,12 @@ def _bootstrap(
     n_jobs,
     sample_weight,
     metric_kwargs,
-    stacklevel=6,
     where="",
 ):
     """``(BootstrapResult, interval_at)`` of :func:`bootstrap_metric`;
     ``interval_at(level)`` is the same method's interval at another level from
     the same resamples (the simultaneous intervals of :func:`metric_by_group`)."""
-    metric = _resolve_metric(metric)
+    metric = resolve_metric(metric)
     statistic, values, n_samples = _prepare(
         metric, y_true, y_pred, confidence, sample_weight, metric_kwargs, n_jobs
     )
@@ -316,38 +331,21 @@ def _bootstrap(
         confidence_level,
         method,
         outer=(blocks, rng) if method == "double" else None,
-        stacklevel=stacklevel,
         where=where,
     )
 
 
-# ``method="auto"``: per metric, the interval of the first rule whose size bound
-# the data do not exceed, and the percentile interval above them all. Measured
-# in benchmarks/bench_coverage.py (user guide, "What each interval covers"): the
-# double bootstrap holds where the percentile interval falls short (about nine
-# failures in 50 samples); it over-covers the failure AUROC (0.98 at n = 50),
-# which BCa holds, and working points beyond 50 samples (0.97-0.98 at 75-200),
-# where the percentile interval holds. Its cost, ``n_resamples * N_INNER``
-# evaluations, stays about a second up to DOUBLE_MAX_SAMPLES.
-DOUBLE_MAX_SAMPLES = 500
-_WORKING_POINT_RULES = ((74, "double"),)
-_AUTO_RULES = {
-    "uq_auc": ((DOUBLE_MAX_SAMPLES, "bca"),),
-    "selective_risk_at_coverage": _WORKING_POINT_RULES,
-    "coverage_at_risk": _WORKING_POINT_RULES,
-}
-_DEFAULT_RULES = ((DOUBLE_MAX_SAMPLES, "double"),)
-
-
 def _chosen_method(method, n_samples, metric=None):
-    """The interval method ``"auto"`` stands for at ``n_samples`` for ``metric``,
-    or ``method`` in the canonical spelling of ``_METHODS``."""
+    """The interval method ``"auto"`` stands for at ``n_samples`` for ``metric``
+    (the rule of its registry entry, found by the function object; the default
+    rule for any other callable), or ``method`` in the canonical spelling of
+    ``_METHODS``."""
     if method != "auto":
         return _METHODS.get(method, method)
-    rules = _AUTO_RULES.get(getattr(metric, "__name__", None), _DEFAULT_RULES)
-    return next(
-        (chosen for largest, chosen in rules if n_samples <= largest), "percentile"
-    )
+    entry = find_entry(metric)
+    if entry is None:
+        return auto_method(DEFAULT_INTERVAL_RULES, n_samples)
+    return entry.auto_method(n_samples)
 
 
 def _result(
@@ -359,20 +357,19 @@ def _result(
     confidence_level,
     method,
     outer=None,
-    stacklevel=6,
     where="",
 ):
     """``(BootstrapResult, interval_at)`` of a bootstrap distribution.
 
     ``outer``: for ``method="double"``, the outer count blocks and the generator
     that continues after them (the source of the inner resamples).
-    ``stacklevel``: of the warning of too few failures, which names the line of
-    the user's call; ``where`` begins its message (e.g. the group).
+    ``where`` begins the message of the warning of too few failures (e.g. the
+    group).
     """
     n_resamples = distribution.shape[0]
     defined = distribution[~np.isnan(distribution)]
     _warn_undefined(distribution.shape[0] - defined.shape[0], n_resamples, "resamples")
-    _warn_few_failures(values, stacklevel, where)
+    _warn_few_failures(values, where)
     if defined.shape[0] == 0:
         levels_at = _percentile_levels
     else:
@@ -407,7 +404,7 @@ def _result(
 MIN_FAILURES = 5
 
 
-def _warn_few_failures(values, stacklevel, where=""):
+def _warn_few_failures(values, where=""):
     """Warn when a risk metric's data hold fewer than ``MIN_FAILURES`` samples
     with a positive loss (and weight): the resamples cannot show the failures
     the data lack, so every interval is too narrow."""
@@ -430,10 +427,9 @@ def _warn_few_failures(values, stacklevel, where=""):
             f"{MIN_FAILURES} failures are in the data, or read the interval as a "
             "lower bound on the uncertainty."
         )
-        warnings.warn(
+        warn(
             where + message if where else message[0].upper() + message[1:],
-            UserWarning,
-            stacklevel=stacklevel,
+            TooFewFailuresWarning,
         )
 
 
@@ -480,13 +476,12 @@ _LEVELS["double"] = _double
 
 
 def _warn_percentile_instead(method):
-    warnings.warn(
+    warn(
         f"The {_METHOD_NAMES[method]} interval cannot be computed: the bootstrap "
         "distribution or the jackknife values are degenerate (for example all "
         "equal, as for a working point that few resamples move). The percentile "
         "interval is returned instead (result.method is 'percentile').",
         DegenerateDataWarning,
-        stacklevel=5,
     )
 
 
@@ -509,7 +504,7 @@ class _SharedResamples:
         self._metrics = []
 
     def add(self, metric, y_true, y_pred, confidence, **metric_kwargs):
-        metric = _resolve_metric(metric)
+        metric = resolve_metric(metric)
         prepared = _prepare(
             metric, y_true, y_pred, confidence, None, metric_kwargs, None
         )

@@ -13,6 +13,8 @@ from .._utils._docstrings import fill_doc
 from .._utils._draws import _check_generator
 from .._utils._sklearn import Interval, StrOptions, validate_params
 from .._utils._validation import _NAMED_LOSSES, _as_float_1d, _check_confidence
+from ._metric_registry import METRICS
+from ._metric_results import ConfidenceComparisonResult, SystemComparisonResult
 from ._resampling._paired import (
     _check_entries,
     _comparison_kwargs,
@@ -22,18 +24,16 @@ from ._resampling._paired import (
     _paired_distribution,
 )
 from ._resampling._resamples import (
-    _GREATER_IS_BETTER,
     _RESAMPLING_CONSTRAINTS,
     _as_samples,
     _check_resampling_inputs,
 )
-from ._results import ConfidenceComparisonResult, SystemComparisonResult
 
 
 @validate_params(
     {
         "confidences": [dict],
-        "metric": [StrOptions(set(_GREATER_IS_BETTER)), callable],
+        "metric": [StrOptions(set(METRICS)), callable],
         "n_resamples": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "loss": [StrOptions(set(_NAMED_LOSSES)), callable, "array-like"],
@@ -261,7 +261,7 @@ def _system_runs(name, system, n_samples):
     {
         "y_true": ["array-like"],
         "systems": [dict],
-        "metric": [StrOptions(set(_GREATER_IS_BETTER)), callable],
+        "metric": [StrOptions(set(METRICS)), callable],
         "n_resamples": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "random_state": _RESAMPLING_CONSTRAINTS["random_state"],

@@ -1,8 +1,6 @@
 """A metric on every group of samples (class, site, device, demographic group)."""
 
 import functools
-import warnings
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,194 +8,30 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
-from .._utils._plain import plain as _plain
 from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
-from ._areas import (
-    augrc,
-    aurc,
-    e_aurc,
-    naurc,
-    sele,
-)
+from .._utils._warnings import warn
 from ._bootstrap import _bootstrap
-from ._ranking import uq_auc, uq_c_index
-from ._results import _DataMixin
-from ._working_points import (
-    coverage_at_risk,
-    selective_risk_at_coverage,
-)
+from ._metric_registry import METRICS, find_entry, resolve_metric
+from ._metric_results import MetricByGroupResult
 
-# Each package metric by name, with whether a larger value is better.
-_METRICS = {
-    "aurc": (aurc, False),
-    "augrc": (augrc, False),
-    "e_aurc": (e_aurc, False),
-    "naurc": (naurc, False),
-    "sele": (sele, False),
-    "selective_risk_at_coverage": (selective_risk_at_coverage, False),
-    "coverage_at_risk": (coverage_at_risk, True),
-    "uq_auc": (uq_auc, True),
-    "uq_c_index": (uq_c_index, True),
-}
-_DIRECTION = dict(_METRICS.values())
 # Options that bootstrap_metric's vectorised path of a package metric may not know:
 # with them, the metric is passed as a plain callable (the generic path).
 _OPTION_KWARGS = {"coverage_range", "class_balanced", "oracle"}
 
 
-@dataclass(frozen=True, eq=False)
-class MetricByGroupResult(_DataMixin):
-    """Result of :func:`metric_by_group`.
-
-    Attributes
-    ----------
-    metric : str
-        Name of the metric.
-
-    greater_is_better : bool
-        Whether a larger value is better; decides the worst group.
-
-    groups : ndarray of shape (n_groups,)
-        The group labels, sorted.
-
-    values : ndarray of shape (n_groups,)
-        The metric on each group's samples (``nan`` where undefined).
-
-    n_samples : ndarray of shape (n_groups,)
-        Number of samples of each group.
-
-    worst_group : object or None
-        The group with the worst defined value (the largest value when lower
-        is better); None when no value is defined.
-
-    worst_value : float
-        Its value (``nan`` when none is defined).
-
-    confidence_interval : ndarray of shape (n_groups, 2) or None
-        Bootstrap interval ``(low, high)`` of each group on its own, at
-        ``confidence_level``: the default interval of :func:`bootstrap_metric`
-        at the group's size (the double bootstrap up to 500 samples, see its
-        ``method``), when ``n_resamples`` was given, else None.
-
-    simultaneous_interval : ndarray of shape (n_groups, 2) or None
-        The same method's intervals at level ``1 - (1 - confidence_level) /
-        n_groups`` (Bonferroni), which cover every group's value at once with
-        probability at least ``confidence_level``: the ones that back a claim
-        about the worst group (which group it is, how bad it is), since that
-        group is chosen after looking at all of them. None without
-        ``n_resamples``.
-
-    confidence_level : float or None
-        Level of ``confidence_interval`` and the joint level of
-        ``simultaneous_interval``.
-    """
-
-    metric: str
-    greater_is_better: bool
-    groups: np.ndarray
-    values: np.ndarray
-    n_samples: np.ndarray
-    worst_group: object
-    worst_value: float
-    confidence_interval: np.ndarray | None = field(default=None, repr=False)
-    confidence_level: float | None = None
-    simultaneous_interval: np.ndarray | None = field(default=None, repr=False)
-
-    def to_dict(self, *, include_distribution=False):
-        """The result as plain, JSON-serialisable Python values.
-
-        Parameters
-        ----------
-        include_distribution : bool, default=False
-            Accepted for the same signature as the other results; a
-            ``MetricByGroupResult`` keeps no bootstrap distribution.
-
-        Returns
-        -------
-        data : dict
-            ``metric``, ``greater_is_better``, ``worst_group``,
-            ``worst_value``, ``confidence_level`` and ``table`` (one dict per
-            group: ``group``, ``value``, ``n_samples``, and with intervals
-            ``ci_low``, ``ci_high``, ``simultaneous_low``,
-            ``simultaneous_high``); ``nan`` becomes ``None``.
-        """
-        table = []
-        for index, group in enumerate(self.groups.tolist()):
-            row = {
-                "group": group,
-                "value": self.values[index],
-                "n_samples": self.n_samples[index],
-            }
-            if self.confidence_interval is not None:
-                row["ci_low"], row["ci_high"] = self.confidence_interval[index]
-                low, high = self.simultaneous_interval[index]
-                row["simultaneous_low"], row["simultaneous_high"] = low, high
-            table.append(row)
-        return _plain(
-            {
-                "metric": self.metric,
-                "greater_is_better": self.greater_is_better,
-                "worst_group": self.worst_group,
-                "worst_value": self.worst_value,
-                "confidence_level": self.confidence_level,
-                "table": table,
-            }
-        )
-
-    def to_frame(self):
-        """The per-group table as a :class:`pandas.DataFrame` indexed by group."""
-        import pandas as pd  # optional dependency
-
-        data = {"value": self.values, "n_samples": self.n_samples}
-        if self.confidence_interval is not None:
-            data["ci_low"] = self.confidence_interval[:, 0]
-            data["ci_high"] = self.confidence_interval[:, 1]
-            data["simultaneous_low"] = self.simultaneous_interval[:, 0]
-            data["simultaneous_high"] = self.simultaneous_interval[:, 1]
-        data["worst"] = [group == self.worst_group for group in self.groups]
-        return pd.DataFrame(data, index=pd.Index(self.groups, name="group"))
-
-    def __str__(self):
-        direction = "higher" if self.greater_is_better else "lower"
-        labels = [str(group) for group in self.groups]
-        width = max(5, *map(len, labels))
-        header = f"{'group':<{width}}  {self.metric:>10}  {'n_samples':>9}"
-        if self.confidence_interval is not None:
-            header += f"  {100 * self.confidence_level:g}% CI"
-        lines = [f"{self.metric} by group ({direction} is better)", header]
-        for index, label in enumerate(labels):
-            line = (
-                f"{label:<{width}}  {self.values[index]:>10.4g}  "
-                f"{self.n_samples[index]:>9d}"
-            )
-            if self.confidence_interval is not None:
-                low, high = self.confidence_interval[index]
-                line += f"  [{low:.4g}, {high:.4g}]"
-            if self.groups[index] == self.worst_group:
-                line += "  <- worst"
-            lines.append(line)
-        return "\n".join(lines)
-
-    def __repr__(self):
-        return (
-            f"MetricByGroupResult(metric={self.metric!r}, n_groups="
-            f"{len(self.groups)}, worst_group={self.worst_group!r}, "
-            f"worst_value={self.worst_value:.6g})"
-        )
-
-
 def _resolve(metric, greater_is_better):
-    function = _METRICS[metric][0] if isinstance(metric, str) else metric
+    function = resolve_metric(metric)
     name = metric if isinstance(metric, str) else getattr(metric, "__name__", "metric")
     if greater_is_better is None:
-        if function not in _DIRECTION:
+        entry = find_entry(function)
+        if entry is None:
             raise ValueError(
                 f"greater_is_better is needed for the metric {name!r}, which is not "
                 "one of this package's metrics: pass greater_is_better=True or False "
                 "so that the worst group can be found."
             )
-        greater_is_better = _DIRECTION[function]
+        greater_is_better = entry.greater_is_better
     return function, name, greater_is_better
 
 
@@ -255,7 +89,7 @@ def _worst(values, greater_is_better, labels):
 
 @validate_params(
     {
-        "metric": [StrOptions(set(_METRICS)), callable],
+        "metric": [StrOptions(set(METRICS)), callable],
         "y_true": ["array-like", None],
         "y_pred": ["array-like", None],
         "confidence": ["array-like"],
@@ -393,14 +227,56 @@ def metric_by_group(
     confidence = _check_confidence(confidence)
     n_samples = confidence.shape[0]
     sample_weight = _check_sample_weight(sample_weight, n_samples)
+    _check_no_nan_labels(y_true, y_pred)
+    labels = _group_labels(groups, y_true, n_samples)
+    unique, index = np.unique(labels, return_inverse=True)
+    _check_group_weights(unique, index, sample_weight)
+    values = np.empty(unique.shape[0])
+    intervals = None if n_resamples is None else np.full((unique.shape[0], 2), np.nan)
+    simultaneous = None if intervals is None else intervals.copy()
+    rng = np.random.default_rng(random_state) if n_resamples is not None else None
+    bootstrap = functools.partial(
+        _group_intervals,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        joint_level=1.0 - (1.0 - confidence_level) / unique.shape[0],
+        rng=rng,
+    )
+    for position, label in enumerate(unique):
+        mask = index == position
+        data = _group_data(
+            mask, (y_true, y_pred), confidence, sample_weight, metric_kwargs
+        )
+        args, group_confidence, kwargs, weight = data
+        extra = {} if weight is None else {"sample_weight": weight}
+        values[position] = function(*args, group_confidence, **kwargs, **extra)
+        if n_resamples is not None:
+            intervals[position], simultaneous[position] = bootstrap(
+                function, data, label
+            )
+    worst_group, worst_value = _worst(values, greater_is_better, unique)
+    return MetricByGroupResult(
+        metric=name,
+        greater_is_better=bool(greater_is_better),
+        groups=unique,
+        values=values,
+        n_samples=np.bincount(index, minlength=unique.shape[0]),
+        worst_group=worst_group,
+        worst_value=worst_value,
+        confidence_interval=intervals,
+        confidence_level=None if n_resamples is None else confidence_level,
+        simultaneous_interval=simultaneous,
+    )
+
+
+def _check_no_nan_labels(y_true, y_pred):
     for argument, values in (("y_true", y_true), ("y_pred", y_pred)):
         values = np.asarray([] if values is None else values)
         if values.ndim == 1 and values.dtype.kind in "fc" and np.isnan(values).any():
             raise ValueError(f"{argument} contains NaN: every sample needs a label.")
-    labels = _group_labels(groups, y_true, n_samples)
-    unique, index = np.unique(labels, return_inverse=True)
-    values = np.empty(unique.shape[0])
-    counts = np.bincount(index, minlength=unique.shape[0])
+
+
+def _check_group_weights(unique, index, sample_weight):
     if sample_weight is not None:
         empty = np.bincount(index, weights=sample_weight) == 0
         if empty.any():
@@ -408,57 +284,47 @@ def metric_by_group(
                 f"The groups {unique[empty].tolist()} have zero total sample_weight, "
                 "so the metric is undefined on them: remove their samples first."
             )
-    intervals = None if n_resamples is None else np.full((unique.shape[0], 2), np.nan)
-    simultaneous = None if intervals is None else intervals.copy()
-    joint_level = 1.0 - (1.0 - confidence_level) / unique.shape[0]
-    rng = np.random.default_rng(random_state) if n_resamples is not None else None
-    for position, label in enumerate(unique):
-        mask = index == position
-        args = [_subset(value, mask, n_samples) for value in (y_true, y_pred)]
-        # Only the per-sample losses are split with the samples: any other
-        # keyword (coverage_range, labels, ...) may have n entries by chance.
-        kwargs = {
-            k: _subset(v, mask, n_samples) if k == "loss" else v
-            for k, v in metric_kwargs.items()
-        }
-        weight = None if sample_weight is None else sample_weight[mask]
-        extra = {} if weight is None else {"sample_weight": weight}
-        values[position] = function(*args, confidence[mask], **kwargs, **extra)
-        if n_resamples is not None and counts[position] < 2:
-            warnings.warn(
-                f"Group {unique[position]!r} has fewer than 2 samples: no bootstrap "
-                "interval (nan).",
-                UndefinedMetricWarning,
-                stacklevel=2,
-            )
-        elif n_resamples is not None:
-            boot_metric, boot_kwargs = _for_bootstrap(function, kwargs)
-            result, interval_at = _bootstrap(
-                boot_metric,
-                *args,
-                confidence[mask],
-                n_resamples=n_resamples,
-                confidence_level=confidence_level,
-                method="auto",
-                random_state=rng,
-                n_jobs=None,
-                sample_weight=weight,
-                metric_kwargs=boot_kwargs,
-                stacklevel=7,
-                where=f"Group {label.item() if hasattr(label, 'item') else label!r}: ",
-            )
-            intervals[position] = result.confidence_interval
-            simultaneous[position] = interval_at(joint_level)
-    worst_group, worst_value = _worst(values, greater_is_better, unique)
-    return MetricByGroupResult(
-        metric=name,
-        greater_is_better=bool(greater_is_better),
-        groups=unique,
-        values=values,
-        n_samples=counts,
-        worst_group=worst_group,
-        worst_value=worst_value,
-        confidence_interval=intervals,
-        confidence_level=None if n_resamples is None else confidence_level,
-        simultaneous_interval=simultaneous,
+
+
+def _group_data(mask, arrays, confidence, sample_weight, metric_kwargs):
+    """``(args, confidence, kwargs, sample_weight)`` of the samples ``mask``."""
+    n_samples = confidence.shape[0]
+    args = [_subset(value, mask, n_samples) for value in arrays]
+    # Only the per-sample losses are split with the samples: any other
+    # keyword (coverage_range, labels, ...) may have n entries by chance.
+    kwargs = {
+        k: _subset(v, mask, n_samples) if k == "loss" else v
+        for k, v in metric_kwargs.items()
+    }
+    weight = None if sample_weight is None else sample_weight[mask]
+    return args, confidence[mask], kwargs, weight
+
+
+def _group_intervals(
+    function, data, label, *, n_resamples, confidence_level, joint_level, rng
+):
+    """The group's interval at ``confidence_level`` and at ``joint_level``, by
+    :func:`bootstrap_metric`'s default (``method="auto"``, the rule of the
+    metric's registry entry); nan for a group of fewer than 2 samples."""
+    args, confidence, kwargs, weight = data
+    if confidence.shape[0] < 2:
+        warn(
+            f"Group {label!r} has fewer than 2 samples: no bootstrap interval (nan).",
+            UndefinedMetricWarning,
+        )
+        return (np.nan, np.nan), (np.nan, np.nan)
+    boot_metric, boot_kwargs = _for_bootstrap(function, kwargs)
+    result, interval_at = _bootstrap(
+        boot_metric,
+        *args,
+        confidence,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method="auto",
+        random_state=rng,
+        n_jobs=None,
+        sample_weight=weight,
+        metric_kwargs=boot_kwargs,
+        where=f"Group {label.item() if hasattr(label, 'item') else label!r}: ",
     )
+    return result.confidence_interval, interval_at(joint_level)

@@ -1,7 +1,6 @@
 """Telling out-of-distribution samples apart by confidence: the OOD AUROC and the
 false-positive rate at a true-positive rate (SPEC section 11)."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -11,6 +10,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 from .._utils._param_validation import validate_params
 from .._utils._sklearn import Interval
 from .._utils._validation import _check_confidence, _check_scaled_sample_weight
+from .._utils._warnings import warn
 
 _OOD_CONSTRAINTS = {
     "y_ood": ["array-like"],
@@ -39,12 +39,11 @@ def _check_ood_inputs(y_ood, confidence, sample_weight):
     w = np.ones(n_samples) if weight is None else weight
     ood = y_ood.astype(bool)
     if not (w[ood].sum() > 0 and w[~ood].sum() > 0):
-        warnings.warn(
+        warn(
             "The OOD metrics need both in-distribution (y_ood == 0) and "
             "out-of-distribution (y_ood == 1) samples with positive weight; "
             "returning nan.",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
         return None
     return ~ood, confidence, weight

@@ -1,7 +1,5 @@
 """Ground-truth-free ranking metrics of uncertainty scores ([UQ])."""
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
@@ -18,6 +16,7 @@ from .._utils._validation import (
     _true_class_proba,
     _validate_risk_inputs,
 )
+from .._utils._warnings import warn
 from ._core._group_stats import (
     GroupStats,
     _scale_exponent,
@@ -113,11 +112,10 @@ default="zero_one"
     del groups  # the sort order: two arrays less at the peak with a few ties
     value = failure_auc_from_stats(stats)
     if np.isnan(value):
-        warnings.warn(
+        warn(
             "uq_auc is undefined when every weighted prediction is correct, or "
             "every one is wrong: there is no pair to rank. Returning nan.",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
     return float(value)
 
@@ -298,11 +296,10 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
             confidence_groups, gap_groups, sample_weight
         )
     if denominator <= 0:
-        warnings.warn(
+        warn(
             "uq_c_index is undefined when no two samples (with positive weight) "
             "have different probability gaps. Returning nan.",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
         return float("nan")
     return float(numerator / denominator)

@@ -16,24 +16,13 @@ from sklearn.metrics import get_scorer_names as sklearn_get_scorer_names
 from .._utils._sklearn import BaseScorer, Interval, StrOptions, validate_params
 from ..confidence import predict_with_confidence
 from ..confidence._model_output import predict_proba_with_confidence
-from ._areas import (
-    augrc,
-    aurc,
-    e_aurc,
-    naurc,
-)
-from ._ranking import uq_auc, uq_c_index
-from ._working_points import (
-    coverage_at_risk,
-    selective_risk_at_coverage,
-)
+from ._metric_registry import METRICS, PROBABILITIES, find_entry
+from ._working_points import coverage_at_risk, selective_risk_at_coverage
 
 # Used by scikit-learn only to decide whether several scorers share a cache;
 # the inference itself always goes through predict_with_confidence.
 _RESPONSE_METHODS = ("predict_proba", "decision_function", "predict")
 _CACHE_KEY = "sklearn_selective.predict_with_confidence"
-# Metrics whose second argument is the class probabilities, not the prediction.
-_METRICS_ON_PROBABILITIES = (uq_c_index,)
 
 
 def _shared_cache(method_caller):
@@ -72,7 +61,8 @@ class _SelectiveScorer(BaseScorer):
             "`make_selective_scorer` or metadata, but not both.",
             kwargs,
         )
-        needs_proba = self._score_func in _METRICS_ON_PROBABILITIES
+        entry = find_entry(self._score_func)
+        needs_proba = entry is not None and PROBABILITIES in entry.needs
         inference = (
             predict_proba_with_confidence if needs_proba else predict_with_confidence
         )
@@ -88,22 +78,13 @@ class _SelectiveScorer(BaseScorer):
         return self._sign * self._score_func(y_true, y_pred, confidence, **arguments)
 
 
-# name -> (metric, greater_is_better)
-_METRICS = {
-    "augrc": (augrc, False),
-    "aurc": (aurc, False),
-    "coverage_at_risk": (coverage_at_risk, True),
-    "e_aurc": (e_aurc, False),
-    "naurc": (naurc, False),
-    "selective_risk_at_coverage": (selective_risk_at_coverage, False),
-    "uq_auc": (uq_auc, True),
-    "uq_c_index": (uq_c_index, True),
-}
+# The metrics make_selective_scorer accepts by name.
+_SCORABLE = {name for name, entry in METRICS.items() if entry.scorable}
 
 
 @validate_params(
     {
-        "metric": [StrOptions(set(_METRICS)), callable],
+        "metric": [StrOptions(_SCORABLE), callable],
         "greater_is_better": ["boolean", None],
         "csf": [str, callable, None],
     },
@@ -168,7 +149,9 @@ def make_selective_scorer(metric, *, greater_is_better=None, csf=None, **kwargs)
     True
     """
     function, direction = (
-        _METRICS[metric] if isinstance(metric, str) else (metric, True)
+        (METRICS[metric].function, METRICS[metric].greater_is_better)
+        if isinstance(metric, str)
+        else (metric, True)
     )
     if greater_is_better is None:
         greater_is_better = direction
@@ -260,14 +243,8 @@ def make_coverage_at_risk_scorer(risk, *, csf=None):
     return _SelectiveScorer(coverage_at_risk, 1, {"risk": risk}, csf)
 
 
-_SCORERS = {
-    "neg_augrc": "augrc",
-    "neg_aurc": "aurc",
-    "neg_e_aurc": "e_aurc",
-    "neg_naurc": "naurc",
-    "uq_auc": "uq_auc",
-    "uq_c_index": "uq_c_index",
-}
+# The predefined scorers, by name: read off the registry.
+_SCORERS = {entry.scorer: entry for entry in METRICS.values() if entry.scorer}
 
 
 @validate_params({}, prefer_skip_nested_validation=True)
@@ -345,9 +322,9 @@ def get_scorer(scoring):
     ['logisticregression__C']
     """
     if isinstance(scoring, str) and scoring in _SCORERS:
-        metric, greater_is_better = _METRICS[_SCORERS[scoring]]
-        sign = 1 if greater_is_better else -1
-        return _SelectiveScorer(metric, sign, {}, name=scoring)
+        entry = _SCORERS[scoring]
+        sign = 1 if entry.greater_is_better else -1
+        return _SelectiveScorer(entry.function, sign, {}, name=scoring)
     if isinstance(scoring, str) and scoring in sklearn_get_scorer_names():
         return sklearn_get_scorer(scoring)
     raise ValueError(

@@ -660,7 +660,7 @@ def test_the_plot_marks_the_fitted_thresholds_working_point():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sklearn_selective._cli._evaluate import _LEGEND_PLACES, _mark_working_point
+    from sklearn_selective._cli._plot_file import _LEGEND_PLACES, _mark_working_point
 
     y_true = np.array([0, 1, 1, 0, 1, 0])
     y_pred = np.array([0, 1, 0, 0, 0, 0])

@@ -1,4 +1,4 @@
-"""Bootstrap resamples, the fast path against the generic path, and intervals."""
+"""bootstrap_metric: intervals, reproducibility, undefined values, validation."""
 
 import inspect
 import warnings
@@ -9,8 +9,6 @@ import pytest
 from api.test_public_functions import (
     test_function_param_validation as check_param_validation,
 )
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import ndtr
 from scipy.stats import binom, bootstrap
@@ -25,7 +23,6 @@ from sklearn_selective.metrics import (
     bootstrap_metric,
     coverage_at_risk,
     e_aurc,
-    metric_by_group,
     naurc,
     sele,
     selective_risk_at_coverage,
@@ -33,8 +30,11 @@ from sklearn_selective.metrics import (
     uq_c_index,
 )
 from sklearn_selective.metrics._core import _integer_counts
+from sklearn_selective.metrics._resampling import (
+    _concordance_resampler,
+    _risk_resampler,
+)
 from sklearn_selective.metrics._resampling import _resamples as _resampling
-from sklearn_selective.metrics._resampling import _risk_resampler
 
 METRICS = {
     "aurc": aurc,
@@ -50,14 +50,6 @@ METRICS = {
 }
 
 
-def _split(name):
-    """Public metric, its string name and its keyword arguments."""
-    metric = METRICS[name]
-    if isinstance(metric, partial):
-        return metric.func, metric.func.__name__, metric.keywords
-    return metric, name, {}
-
-
 def _data(n=60, seed=0, n_classes=3, ties=True):
     rng = np.random.default_rng(seed)
     y_true = rng.integers(0, n_classes, n)
@@ -71,24 +63,10 @@ def _data(n=60, seed=0, n_classes=3, ties=True):
     return y_true, y_pred, confidence, proba
 
 
-def _second_argument(name, y_pred, proba):
-    return proba if name == "uq_c_index" else y_pred
-
-
 def _drawn_counts(seed, n, n_resamples):
     """The count vectors that ``random_state=seed`` stands for."""
     rng = np.random.default_rng(seed)
     return np.concatenate(list(_draws._bootstrap_counts(rng, n, n_resamples)))
-
-
-@pytest.fixture(params=["one chunk", "chunks of 4"])
-def eval_chunk(request, monkeypatch):
-    """The fast path evaluates the sorted samples in chunks framed by the weight
-    below and above them: with chunks of 4 samples, every framing is exercised."""
-    if request.param == "chunks of 4":
-        monkeypatch.setattr(_risk_resampler, "_EVAL_CHUNK", 4)
-        monkeypatch.setattr(_risk_resampler, "_EVAL_ELEMENTS", 9)
-    return request.param
 
 
 def _generic(metric):
@@ -98,268 +76,6 @@ def _generic(metric):
         return metric(*args, **kwargs)
 
     return wrapped
-
-
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return func(*args, **kwargs)
-
-
-WEIGHTS = {
-    "none": lambda n, rng: None,
-    "integer": lambda n, rng: rng.integers(0, 4, n).astype(float),
-    "real": lambda n, rng: rng.random(n) * 2.0,
-}
-
-
-# --------------------------------------------------------------------------------------
-# The fast (count) path against the generic (index) path and the public metrics.
-# --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
-@pytest.mark.parametrize("weights", sorted(WEIGHTS))
-@pytest.mark.parametrize("name", sorted(METRICS))
-def test_fast_path_equals_generic_path(name, weights, method, eval_chunk):
-    metric, metric_name, kwargs = _split(name)
-    y_true, y_pred, confidence, proba = _data()
-    second = _second_argument(name, y_pred, proba)
-    sample_weight = WEIGHTS[weights](len(confidence), np.random.default_rng(1))
-    common = dict(
-        n_resamples=40,
-        method=method,
-        random_state=3,
-        sample_weight=sample_weight,
-        **kwargs,
-    )
-    fast = _quiet(bootstrap_metric, metric_name, y_true, second, confidence, **common)
-    generic = _quiet(
-        bootstrap_metric, _generic(metric), y_true, second, confidence, **common
-    )
-    assert fast.statistic == generic.statistic
-    assert isinstance(fast.statistic, float)
-    assert_allclose(
-        fast.bootstrap_distribution,
-        generic.bootstrap_distribution,
-        rtol=0,
-        atol=1e-12,
-        equal_nan=True,
-    )
-    assert_allclose(fast.confidence_interval, generic.confidence_interval, atol=1e-12)
-    assert_allclose(fast.standard_error, generic.standard_error, atol=1e-12)
-
-
-@pytest.mark.parametrize("name", sorted(METRICS))
-def test_function_and_name_give_the_same_result(name):
-    metric, metric_name, kwargs = _split(name)
-    y_true, y_pred, confidence, proba = _data(seed=4)
-    second = _second_argument(name, y_pred, proba)
-    by_name = bootstrap_metric(
-        metric_name,
-        y_true,
-        second,
-        confidence,
-        n_resamples=30,
-        random_state=0,
-        **kwargs,
-    )
-    by_function = bootstrap_metric(
-        metric, y_true, second, confidence, n_resamples=30, random_state=0, **kwargs
-    )
-    assert_array_equal(
-        by_name.bootstrap_distribution, by_function.bootstrap_distribution
-    )
-
-
-@pytest.mark.parametrize("weights", ["none", "real"])
-@pytest.mark.parametrize("name", sorted(METRICS))
-def test_distribution_is_the_metric_weighted_by_bootstrap_counts(name, weights):
-    """Resample b is the b-th count vector drawn from the generator, and its value
-    is the public metric with ``sample_weight = counts * sample_weight``."""
-    metric, metric_name, kwargs = _split(name)
-    y_true, y_pred, confidence, proba = _data(n=45, seed=2)
-    second = _second_argument(name, y_pred, proba)
-    n, n_resamples = len(confidence), 25
-    sample_weight = WEIGHTS[weights](n, np.random.default_rng(5))
-    result = _quiet(
-        bootstrap_metric,
-        metric_name,
-        y_true,
-        second,
-        confidence,
-        n_resamples=n_resamples,
-        random_state=np.random.default_rng(11),
-        sample_weight=sample_weight,
-        **kwargs,
-    )
-    expected = []
-    for counts in _drawn_counts(11, n, n_resamples).astype(float):
-        weight = counts if sample_weight is None else counts * sample_weight
-        expected.append(
-            _quiet(metric, y_true, second, confidence, sample_weight=weight, **kwargs)
-        )
-    assert_allclose(result.bootstrap_distribution, expected, rtol=1e-12, atol=1e-14)
-
-
-def test_a_loss_array_is_resampled_with_the_samples():
-    _, _, confidence, _ = _data(seed=6)
-    losses = np.random.default_rng(0).random(len(confidence)) ** 3
-    common = {"loss": losses, "n_resamples": 30, "random_state": 1}
-    fast = bootstrap_metric("aurc", None, None, confidence, **common)
-    generic = bootstrap_metric(_generic(aurc), None, None, confidence, **common)
-    assert_allclose(
-        fast.bootstrap_distribution, generic.bootstrap_distribution, atol=1e-12
-    )
-
-
-def test_callable_loss_is_evaluated_per_sample():
-    y_true, _, confidence, proba = _data(seed=8)
-
-    def squared_error(y_true, y_proba):
-        return (1.0 - y_proba[np.arange(len(y_true)), y_true]) ** 2
-
-    common = {"loss": squared_error, "n_resamples": 30, "random_state": 2}
-    fast = bootstrap_metric("augrc", y_true, proba, confidence, **common)
-    generic = bootstrap_metric(_generic(augrc), y_true, proba, confidence, **common)
-    assert_allclose(
-        fast.bootstrap_distribution, generic.bootstrap_distribution, atol=1e-12
-    )
-
-
-@st.composite
-def _resampling_problems(draw):
-    n = draw(st.integers(2, 25))
-    elements = st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(-5, 5, width=16))
-    confidence = np.array(draw(st.lists(elements, min_size=n, max_size=n)))
-    name = draw(
-        st.sampled_from(
-            [
-                "aurc",
-                "aurc_log",
-                "sele",
-                "e_aurc",
-                "naurc",
-                "augrc",
-                "uq_auc",
-                "selective_risk_at_coverage",
-                "coverage_at_risk",
-            ]
-        )
-    )
-    if name == "uq_auc" or draw(st.booleans()):
-        loss_values = st.sampled_from([0.0, 1.0])
-    else:
-        loss_values = st.floats(0, 3, width=16)
-    losses = np.array(draw(st.lists(loss_values, min_size=n, max_size=n)))
-    weight_kind = draw(st.sampled_from(["none", "integer", "real"]))
-    if weight_kind == "none":
-        sample_weight = None
-    else:
-        # Real weights stay above 1e-3: a weight below the float resolution of the
-        # cumulative weight makes _core's AURC weights 0/0 (on both paths alike).
-        values = (
-            st.integers(0, 3)
-            if weight_kind == "integer"
-            else st.one_of(st.just(0.0), st.floats(1e-3, 3))
-        )
-        sample_weight = np.array(
-            draw(st.lists(values, min_size=n, max_size=n)), dtype=float
-        )
-        assume(sample_weight.any())
-    seed = draw(st.integers(0, 2**32 - 1))
-    return name, confidence, losses, sample_weight, seed
-
-
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(problem=_resampling_problems())
-@example(  # only failures have weight: total - failures was a rounding residue
-    problem=(
-        "uq_auc",
-        np.array([0.0, 0.5, 0.0, 0.0, 0.0, 0.0]),
-        np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0]),
-        np.array([1.7786603902036153, 1.0, 0.6411530948415044, 0.0, 0.0, 0.0]),
-        1,
-    )
-)
-def test_fast_path_equals_generic_path_property(problem, eval_chunk):
-    """Ties, zero weights, resamples of zero weight (nan) and any loss."""
-    name, confidence, losses, sample_weight, seed = problem
-    metric, metric_name, kwargs = _split(name)
-    common = dict(
-        loss=losses,
-        n_resamples=15,
-        method="percentile",  # the distributions are compared, not the intervals
-        random_state=seed,
-        sample_weight=sample_weight,
-        **kwargs,
-    )
-    fast = _quiet(bootstrap_metric, metric_name, None, None, confidence, **common)
-    generic = _quiet(
-        bootstrap_metric, _generic(metric), None, None, confidence, **common
-    )
-    assert_allclose(
-        fast.bootstrap_distribution,
-        generic.bootstrap_distribution,
-        rtol=1e-12,
-        atol=1e-12,
-        equal_nan=True,
-    )
-
-
-@settings(max_examples=60)
-@given(
-    n=st.integers(2, 25),
-    levels=st.integers(1, 4),
-    weighted=st.booleans(),
-    seed=st.integers(0, 2**32 - 1),
-)
-def test_c_index_fast_path_equals_generic_path_with_joint_ties(
-    n, levels, weighted, seed
-):
-    """Gaps and confidences from a few values: ties in each and in both."""
-    rng = np.random.default_rng(seed)
-    y_true = rng.integers(0, 2, n)
-    first = rng.integers(0, levels + 1, n) / levels
-    proba = np.column_stack([first, 1.0 - first])
-    confidence = rng.integers(0, levels + 1, n).astype(float)
-    sample_weight = rng.integers(0, 3, n).astype(float) if weighted else None
-    assume(sample_weight is None or sample_weight.any())
-    common = {
-        "n_resamples": 12,
-        "method": "percentile",  # the distributions are compared
-        "random_state": seed,
-        "sample_weight": sample_weight,
-        "labels": [0, 1],
-    }
-    fast = _quiet(bootstrap_metric, uq_c_index, y_true, proba, confidence, **common)
-    generic = _quiet(
-        bootstrap_metric, _generic(uq_c_index), y_true, proba, confidence, **common
-    )
-    assert_allclose(
-        fast.bootstrap_distribution,
-        generic.bootstrap_distribution,
-        rtol=1e-12,
-        atol=1e-15,
-        equal_nan=True,
-    )
-
-
-def test_resamples_without_weight_are_undefined():
-    """Only zero-weight samples drawn: nan on both paths, with one warning."""
-    confidence = np.array([0.1, 0.9])
-    common = {
-        "loss": [0.0, 1.0],
-        "sample_weight": [0.0, 1.0],
-        "n_resamples": 50,
-        "random_state": 0,
-    }
-    with pytest.warns(UndefinedMetricWarning, match=r"undefined \(nan\) on \d+ of 50"):
-        fast = bootstrap_metric("augrc", None, None, confidence, **common)
-    with pytest.warns(UndefinedMetricWarning):
-        generic = bootstrap_metric(_generic(augrc), None, None, confidence, **common)
-    empty = _drawn_counts(0, 2, 50)[:, 1] == 0
-    assert empty.any()
-    assert_array_equal(np.isnan(fast.bootstrap_distribution), empty)
-    assert_array_equal(np.isnan(generic.bootstrap_distribution), empty)
 
 
 # --------------------------------------------------------------------------------------
@@ -594,13 +310,15 @@ def test_uq_c_index_threads_keep_the_error_state(monkeypatch):
     """numpy's error state is per thread (numpy < 2) or per context (numpy 2):
     the worker threads must take the caller's (which silences the resamples' FP
     warnings), else a threaded bootstrap warns where a serial one does not."""
-    evaluate = _resampling._ConcordanceResampler._value
+    evaluate = _concordance_resampler._ConcordanceResampler._value
 
     def dividing_by_zero(self, count):
         np.divide(np.ones(1), np.zeros(1))  # warns unless errstate ignores it
         return evaluate(self, count)
 
-    monkeypatch.setattr(_resampling._ConcordanceResampler, "_value", dividing_by_zero)
+    monkeypatch.setattr(
+        _concordance_resampler._ConcordanceResampler, "_value", dividing_by_zero
+    )
     y_true, _, confidence, proba = _data(n=40, seed=17)
     for n_jobs in (None, 2):
         with warnings.catch_warnings():
@@ -907,176 +625,3 @@ def test_shared_resamples_equal_separate_bootstraps(method):
         )
         assert result.confidence_interval == expected.confidence_interval
         assert result.statistic == expected.statistic
-
-
-# --------------------------------------------------------------------------------------
-# The double bootstrap, the default up to DOUBLE_MAX_SAMPLES samples
-# --------------------------------------------------------------------------------------
-def _risk_problem(n, accuracy=0.8, seed=0):
-    rng = np.random.default_rng(seed)
-    correct = rng.random(n) < accuracy
-    return rng.normal(size=n) + correct, (~correct).astype(float)
-
-
-@pytest.mark.parametrize(
-    "n, expected",
-    [
-        (50, "double"),
-        (_bootstrap.DOUBLE_MAX_SAMPLES, "double"),
-        (_bootstrap.DOUBLE_MAX_SAMPLES + 1, "percentile"),
-    ],
-)
-def test_auto_is_the_double_bootstrap_up_to_the_switch(n, expected):
-    confidence, losses = _risk_problem(n)
-    result = bootstrap_metric(
-        "augrc", None, None, confidence, loss=losses, n_resamples=20, random_state=0
-    )
-    assert result.method == expected
-
-
-def test_double_bootstrap_keeps_the_percentile_intervals_resamples():
-    confidence, losses = _risk_problem(60)
-    common = {"loss": losses, "n_resamples": 200, "random_state": 4}
-    double = bootstrap_metric("aurc", None, None, confidence, method="double", **common)
-    percentile = bootstrap_metric(
-        "aurc", None, None, confidence, method="percentile", **common
-    )
-    assert_array_equal(double.bootstrap_distribution, percentile.bootstrap_distribution)
-    assert double.standard_error == percentile.standard_error
-    # Few failures: the calibrated interval reaches further up than the percentile.
-    assert double.confidence_interval.high > percentile.confidence_interval.high
-
-
-def test_double_bootstrap_equals_a_slow_transcription():
-    """Hall and Martin's calibration written out: each outer resample resampled
-    ``N_INNER`` times by index, the metric called on the copies, the shares below
-    the data's value, and their quantiles as the levels of the percentile
-    interval; ties with the data's value count as misses."""
-    from sklearn_selective.metrics._resampling._calibration import N_INNER
-
-    n, n_resamples, level = 25, 40, 0.9
-    confidence, losses = _risk_problem(n, seed=3)
-    confidence = np.round(confidence, 1)  # ties
-    result = bootstrap_metric(
-        "selective_risk_at_coverage",
-        None,
-        None,
-        confidence,
-        loss=losses,
-        coverage=0.5,
-        method="double",
-        n_resamples=n_resamples,
-        confidence_level=level,
-        random_state=11,
-    )
-
-    def metric(index):
-        return selective_risk_at_coverage(
-            None, None, confidence[index], loss=losses[index], coverage=0.5
-        )
-
-    theta = metric(np.arange(n))
-    rng = np.random.default_rng(11)
-    outer = np.concatenate(list(_draws._bootstrap_counts(rng, n, n_resamples)))
-    outer_values = [metric(np.repeat(np.arange(n), counts)) for counts in outer]
-    below, at_most = [], []
-    for counts in outer:
-        members = np.repeat(np.arange(n), counts)
-        positions = rng.integers(0, n, (N_INNER, n))
-        inner = np.array([metric(members[row]) for row in positions])
-        below.append(np.mean(inner < theta))
-        at_most.append(np.mean(inner <= theta))
-    alpha = (1 - level) / 2
-    levels = np.quantile(below, alpha), np.quantile(at_most, 1 - alpha)
-    assert_allclose(result.bootstrap_distribution, outer_values, atol=1e-12)
-    assert_allclose(result.confidence_interval, np.quantile(outer_values, levels))
-
-
-def test_double_bootstrap_of_constant_values_is_the_constant():
-    confidence, _ = _risk_problem(40)
-    result = bootstrap_metric(
-        "aurc",
-        None,
-        None,
-        confidence,
-        loss=np.full(40, 0.5),
-        method="double",
-        n_resamples=50,
-        random_state=0,
-    )
-    assert_allclose(result.confidence_interval, (0.5, 0.5), rtol=1e-15)
-    assert result.method == "double"
-
-
-def test_shared_resamples_give_bootstrap_metrics_double_bootstrap():
-    from sklearn_selective.metrics._bootstrap import _SharedResamples
-
-    confidence, losses = _risk_problem(80)
-    shared = _SharedResamples(100, 5)
-    first = shared.add("aurc", None, None, confidence, loss=losses)
-    second = shared.add("augrc", None, None, confidence, loss=losses)
-    shared.run()
-    for index, name in ((first, "aurc"), (second, "augrc")):
-        alone = bootstrap_metric(
-            name, None, None, confidence, loss=losses, n_resamples=100, random_state=5
-        )
-        got = shared.result(index)
-        assert got.method == alone.method == "double"
-        assert tuple(got.confidence_interval) == tuple(alone.confidence_interval)
-
-
-@pytest.mark.slow
-def test_default_interval_holds_its_level_with_nine_failures_in_50_samples():
-    """The population AURC of a known population (about 18 % failures, nine in
-    50 samples): the default interval, with the default 1000 resamples, covers
-    it at 95 % +- 2 Monte-Carlo s.e.; the percentile interval, which the default
-    replaced, does not."""
-    repeats, n = 150, 50
-    rng = np.random.default_rng(2)
-
-    def draw(size):
-        correct = rng.random(size) < 0.82
-        return rng.normal(size=size) + correct, (~correct).astype(float)
-
-    big_confidence, big_losses = draw(500_000)  # the truth to about 1e-4
-    truth = aurc(None, None, big_confidence, loss=big_losses)
-    covered = {"auto": 0, "percentile": 0}
-    for repeat in range(repeats):
-        confidence, losses = draw(n)
-        for method in covered:
-            low, high = bootstrap_metric(
-                "aurc",
-                None,
-                None,
-                confidence,
-                loss=losses,
-                method=method,
-                random_state=repeat,
-            ).confidence_interval
-            covered[method] += low <= truth <= high
-    se = np.sqrt(0.95 * 0.05 / repeats)
-    assert abs(covered["auto"] / repeats - 0.95) <= 2 * se
-    assert covered["percentile"] / repeats < 0.95 - 2 * se
-
-
-def test_too_few_failures_warn_and_say_what_to_do():
-    confidence, losses = _risk_problem(50)
-    losses[:] = 0.0
-    losses[:4] = 1.0
-    with pytest.warns(UserWarning, match=r"Only 4 of the 50 samples are failures"):
-        bootstrap_metric("augrc", None, None, confidence, loss=losses, n_resamples=20)
-    losses[4] = 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        bootstrap_metric("augrc", None, None, confidence, loss=losses, n_resamples=20)
-    groups = np.repeat(["a", "b"], 25)
-    with pytest.warns(UserWarning, match=r"Group 'b': only 0 of the 25 samples"):
-        metric_by_group(
-            "augrc",
-            None,
-            None,
-            confidence,
-            loss=losses,
-            groups=groups,
-            n_resamples=20,
-        )

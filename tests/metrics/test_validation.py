@@ -315,20 +315,6 @@ def test_low_precision_probabilities_are_accepted_everywhere(dtype, n_classes):
     assert np.isfinite(uq_c_index(y_true, proba, confidence))
 
 
-def test_probability_tolerance_formula():
-    from sklearn_selective._utils._blockwise import probability_tolerance
-
-    assert probability_tolerance(np.float64, 3) == pytest.approx(3e-4)
-    assert probability_tolerance(np.int64, 2) == pytest.approx(2e-4)
-    assert probability_tolerance(np.float16, 10) == pytest.approx(10 * 2.0**-10)
-    # Just outside the tolerance is rejected, in every precision.
-    for dtype in [np.float16, np.float32, np.float64]:
-        off = 2 * probability_tolerance(dtype, 2)
-        proba = np.array([[0.5, 0.5 - off]], dtype=np.float64).astype(dtype)
-        with pytest.raises(ValueError, match="sum to 1"):
-            aurc([0], proba, [0.5], loss="log_loss")
-
-
 def test_float16_probabilities_give_the_float64_losses():
     proba = np.array([[0.25, 0.75], [0.875, 0.125]], dtype=np.float16)
     y_true, confidence = [1, 0], [0.9, 0.1]

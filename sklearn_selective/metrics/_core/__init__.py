@@ -6,5 +6,6 @@ that the bootstrap evaluates many resamples with the same code. The finite-sampl
 AURC weights (``_alpha``), the exact integer accumulators of the bootstrap
 (``_integer_counts``), partial areas (``_partial``), class-balanced risks
 (``_balanced``) and the area options of the public functions (``_area_options``)
-are functions of the same statistics.
+are functions of the same statistics; ``_threshold_point`` is the coverage and
+risk of one threshold.
 """

@@ -221,33 +221,15 @@ class RiskCoverageDisplay:
         values = _per_curve(self.metric_value, n_curves, "metric_value")
         kwargs = _per_curve(curve_kwargs or {}, n_curves, "curve_kwargs")
         # Validate the references before drawing anything.
-        if plot_oracle and (self.oracle_coverage is None or self.oracle_risk is None):
-            raise ValueError(
-                "This display has no oracle curve; create it with from_predictions, "
-                "from_estimator or from_cv_results, or pass oracle_coverage and "
-                "oracle_risk."
-            )
-        if plot_chance_level and self.mean_loss is None:
-            raise ValueError(
-                "This display has no mean_loss for the chance level; create it with "
-                "from_predictions, from_estimator or from_cv_results, or pass "
-                "mean_loss."
-            )
+        self._check_references(plot_oracle, plot_chance_level)
 
         if ax is None:
             _, ax = plt.subplots()
         self.ax_, self.figure_ = ax, ax.figure
         _, _, metric_name, ylabel = KINDS[self.kind]
-        lines = []
-        for coverage, risk, curve_name, value, line_kw in zip(
-            coverages, risks, names, values, kwargs, strict=True
-        ):
-            parts = [] if curve_name is None else [str(curve_name)]
-            if value is not None:
-                parts.append(f"({metric_name} = {value:.4f})")
-            default = {"label": " ".join(parts)} if parts else {}
-            x, y = self._line_data(coverage, risk)
-            lines.extend(ax.plot(x, y, **validate_style_kwargs(default, line_kw)))
+        lines = self._plot_curves(
+            ax, zip(coverages, risks, names, values, kwargs, strict=True), metric_name
+        )
         self.line_ = _single(lines)
 
         self.oracle_line_ = self.chance_level_ = None
@@ -284,6 +266,34 @@ class RiskCoverageDisplay:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper left")
         return self
+
+    def _check_references(self, plot_oracle, plot_chance_level):
+        """A ValueError, before anything is drawn, for a reference line the
+        display lacks the data of."""
+        if plot_oracle and (self.oracle_coverage is None or self.oracle_risk is None):
+            raise ValueError(
+                "This display has no oracle curve; create it with from_predictions, "
+                "from_estimator or from_cv_results, or pass oracle_coverage and "
+                "oracle_risk."
+            )
+        if plot_chance_level and self.mean_loss is None:
+            raise ValueError(
+                "This display has no mean_loss for the chance level; create it with "
+                "from_predictions, from_estimator or from_cv_results, or pass "
+                "mean_loss."
+            )
+
+    def _plot_curves(self, ax, curves, metric_name):
+        """One line per curve, labelled with its name and metric value."""
+        lines = []
+        for coverage, risk, curve_name, value, line_kw in curves:
+            parts = [] if curve_name is None else [str(curve_name)]
+            if value is not None:
+                parts.append(f"({metric_name} = {value:.4f})")
+            default = {"label": " ".join(parts)} if parts else {}
+            x, y = self._line_data(coverage, risk)
+            lines.extend(ax.plot(x, y, **validate_style_kwargs(default, line_kw)))
+        return lines
 
     def _plot_references(self, label, linestyle, curves, names, lines, user_kw):
         """One reference line per curve, in its colour, labelled with its name."""

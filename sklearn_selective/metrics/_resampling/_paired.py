@@ -30,14 +30,8 @@ from scipy.stats import t as student_t
 from ..._utils._draws import _bootstrap_counts
 from ..._utils._intervals import _interval, _warn_undefined
 from .._core._area_options import uses_area_options
-from ._resamples import (
-    _FAST_PATHS,
-    _GREATER_IS_BETTER,
-    _METRICS,
-    _evaluate_counts,
-    _positive_weight,
-    _resolve_metric,
-)
+from .._metric_registry import METRICS, PROBABILITIES, fast_entry, resolve_metric
+from ._resamples import _evaluate_counts, _positive_weight
 
 
 def _holm(p_values):
@@ -53,23 +47,23 @@ def _holm(p_values):
 
 def _comparison_metric(metric):
     """The package metric and its name; a ValueError for anything else."""
-    metric = _resolve_metric(metric)
-    name = getattr(metric, "__name__", None)
-    if name not in _METRICS or _METRICS[name] is not metric:
+    metric = resolve_metric(metric)
+    entry = fast_entry(metric)
+    if entry is None:
         raise ValueError(
             "metric must be one of this package's scalar metrics, by name or as the "
-            f"function: {sorted(_GREATER_IS_BETTER)}; got {metric!r}."
+            f"function: {sorted(METRICS)}; got {metric!r}."
         )
-    return metric, name
+    return metric, entry.name
 
 
 def _comparison_kwargs(name, loss, labels, metric_kwargs):
-    """Keyword arguments of the metric: ``uq_c_index`` takes no loss."""
-    if name != "uq_c_index":
+    """Keyword arguments of the metric: a metric of probabilities takes no loss."""
+    if PROBABILITIES not in METRICS[name].needs:
         return {**metric_kwargs, "loss": loss, "labels": labels}
     if not (isinstance(loss, str) and loss == "zero_one"):
         raise ValueError(
-            "uq_c_index has no loss parameter: it uses the probabilities in "
+            f"{name} has no loss parameter: it uses the probabilities in "
             "y_pred. Leave loss at its default."
         )
     return {**metric_kwargs, "labels": labels}
@@ -102,7 +96,7 @@ def _evaluator(metric, y_true, y_pred, confidence, sample_weight, metric_kwargs)
         )
     weight_kwarg = {} if sample_weight is None else {"sample_weight": sample_weight}
     value = float(metric(y_true, y_pred, confidence, **weight_kwarg, **metric_kwargs))
-    evaluate = _FAST_PATHS[metric](
+    evaluate = fast_entry(metric).fast_path(
         y_true, y_pred, confidence, sample_weight, **metric_kwargs
     )
     return value, evaluate
@@ -192,8 +186,8 @@ def _paired_comparison(
     """Ranks, tests and intervals of a paired bootstrap distribution; a result."""
     n_resamples, n_entries = distribution.shape
     defined = ~np.isnan(distribution).any(axis=1)
-    _warn_undefined(np.count_nonzero(~defined), n_resamples, "resamples", 4)
-    greater_is_better = _GREATER_IS_BETTER[name]
+    _warn_undefined(np.count_nonzero(~defined), n_resamples, "resamples")
+    greater_is_better = METRICS[name].greater_is_better
     # Signed so that lower is better.
     signed = distribution[defined] * (-1.0 if greater_is_better else 1.0)
     if signed.shape[0]:

@@ -1,4 +1,4 @@
-"""Result objects of the bootstrap and of the paired comparisons.
+"""Result objects of the bootstrap, the paired comparisons and the groups.
 
 Each result keeps its numbers as attributes, prints a readable summary, and converts
 to data: ``to_dict()`` gives plain Python values (``nan`` as ``None``, arrays as
@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._utils._intervals import ConfidenceInterval
-from .._utils._plain import plain as _plain
-from .._utils._results import ResultMixin as _DataMixin
+from .._utils._json_ready import json_ready
+from .._utils._results import ResultMixin
 from .._utils._results import import_pandas as _import_pandas
 
 
 @dataclass(frozen=True, eq=False)
-class BootstrapResult(_DataMixin):
+class BootstrapResult(ResultMixin):
     """Result of :func:`bootstrap_metric`.
 
     Attributes
@@ -91,7 +91,7 @@ class BootstrapResult(_DataMixin):
         }
         if include_distribution:
             data["bootstrap_distribution"] = self.bootstrap_distribution
-        return _plain(data)
+        return json_ready(data)
 
     def to_frame(self):
         """The result as a one-row :class:`pandas.DataFrame` (needs pandas).
@@ -121,7 +121,7 @@ _COMPARISON_TABLES = ("ranking", "p_values", "ranking_stability", "bootstrap")
 
 
 @dataclass(frozen=True, eq=False)
-class _ComparisonResult(_DataMixin):
+class _ComparisonResult(ResultMixin):
     """Fields, summary and conversions shared by the paired comparisons."""
 
     names: list
@@ -229,7 +229,7 @@ class _ComparisonResult(_DataMixin):
             data["bootstrap_distribution"] = {
                 name: self.bootstrap_distribution[:, j] for j, name in enumerate(names)
             }
-        return _plain(data)
+        return json_ready(data)
 
     def to_frame(self, table="ranking"):
         """A table of the result as a :class:`pandas.DataFrame` (needs pandas).
@@ -348,3 +348,143 @@ class SystemComparisonResult(_ComparisonResult):
 
     def _extra_columns(self, name):
         return {"n_runs": self.n_runs[name]}
+
+
+@dataclass(frozen=True, eq=False)
+class MetricByGroupResult(ResultMixin):
+    """Result of :func:`metric_by_group`.
+
+    Attributes
+    ----------
+    metric : str
+        Name of the metric.
+
+    greater_is_better : bool
+        Whether a larger value is better; decides the worst group.
+
+    groups : ndarray of shape (n_groups,)
+        The group labels, sorted.
+
+    values : ndarray of shape (n_groups,)
+        The metric on each group's samples (``nan`` where undefined).
+
+    n_samples : ndarray of shape (n_groups,)
+        Number of samples of each group.
+
+    worst_group : object or None
+        The group with the worst defined value (the largest value when lower
+        is better); None when no value is defined.
+
+    worst_value : float
+        Its value (``nan`` when none is defined).
+
+    confidence_interval : ndarray of shape (n_groups, 2) or None
+        Bootstrap interval ``(low, high)`` of each group on its own, at
+        ``confidence_level``: the default interval of :func:`bootstrap_metric`
+        at the group's size (the double bootstrap up to 500 samples, see its
+        ``method``), when ``n_resamples`` was given, else None.
+
+    simultaneous_interval : ndarray of shape (n_groups, 2) or None
+        The same method's intervals at level ``1 - (1 - confidence_level) /
+        n_groups`` (Bonferroni), which cover every group's value at once with
+        probability at least ``confidence_level``: the ones that back a claim
+        about the worst group (which group it is, how bad it is), since that
+        group is chosen after looking at all of them. None without
+        ``n_resamples``.
+
+    confidence_level : float or None
+        Level of ``confidence_interval`` and the joint level of
+        ``simultaneous_interval``.
+    """
+
+    metric: str
+    greater_is_better: bool
+    groups: np.ndarray
+    values: np.ndarray
+    n_samples: np.ndarray
+    worst_group: object
+    worst_value: float
+    confidence_interval: np.ndarray | None = field(default=None, repr=False)
+    confidence_level: float | None = None
+    simultaneous_interval: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self, *, include_distribution=False):
+        """The result as plain, JSON-serialisable Python values.
+
+        Parameters
+        ----------
+        include_distribution : bool, default=False
+            Accepted for the same signature as the other results; a
+            ``MetricByGroupResult`` keeps no bootstrap distribution.
+
+        Returns
+        -------
+        data : dict
+            ``metric``, ``greater_is_better``, ``worst_group``,
+            ``worst_value``, ``confidence_level`` and ``table`` (one dict per
+            group: ``group``, ``value``, ``n_samples``, and with intervals
+            ``ci_low``, ``ci_high``, ``simultaneous_low``,
+            ``simultaneous_high``); ``nan`` becomes ``None``.
+        """
+        table = []
+        for index, group in enumerate(self.groups.tolist()):
+            row = {
+                "group": group,
+                "value": self.values[index],
+                "n_samples": self.n_samples[index],
+            }
+            if self.confidence_interval is not None:
+                row["ci_low"], row["ci_high"] = self.confidence_interval[index]
+                low, high = self.simultaneous_interval[index]
+                row["simultaneous_low"], row["simultaneous_high"] = low, high
+            table.append(row)
+        return json_ready(
+            {
+                "metric": self.metric,
+                "greater_is_better": self.greater_is_better,
+                "worst_group": self.worst_group,
+                "worst_value": self.worst_value,
+                "confidence_level": self.confidence_level,
+                "table": table,
+            }
+        )
+
+    def to_frame(self):
+        """The per-group table as a :class:`pandas.DataFrame` indexed by group."""
+        pd = _import_pandas("MetricByGroupResult")
+        data = {"value": self.values, "n_samples": self.n_samples}
+        if self.confidence_interval is not None:
+            data["ci_low"] = self.confidence_interval[:, 0]
+            data["ci_high"] = self.confidence_interval[:, 1]
+            data["simultaneous_low"] = self.simultaneous_interval[:, 0]
+            data["simultaneous_high"] = self.simultaneous_interval[:, 1]
+        data["worst"] = [group == self.worst_group for group in self.groups]
+        return pd.DataFrame(data, index=pd.Index(self.groups, name="group"))
+
+    def __str__(self):
+        direction = "higher" if self.greater_is_better else "lower"
+        labels = [str(group) for group in self.groups]
+        width = max(5, *map(len, labels))
+        header = f"{'group':<{width}}  {self.metric:>10}  {'n_samples':>9}"
+        if self.confidence_interval is not None:
+            header += f"  {100 * self.confidence_level:g}% CI"
+        lines = [f"{self.metric} by group ({direction} is better)", header]
+        for index, label in enumerate(labels):
+            line = (
+                f"{label:<{width}}  {self.values[index]:>10.4g}  "
+                f"{self.n_samples[index]:>9d}"
+            )
+            if self.confidence_interval is not None:
+                low, high = self.confidence_interval[index]
+                line += f"  [{low:.4g}, {high:.4g}]"
+            if self.groups[index] == self.worst_group:
+                line += "  <- worst"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (
+            f"MetricByGroupResult(metric={self.metric!r}, n_groups="
+            f"{len(self.groups)}, worst_group={self.worst_group!r}, "
+            f"worst_value={self.worst_value:.6g})"
+        )

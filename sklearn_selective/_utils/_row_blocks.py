@@ -11,7 +11,7 @@ import numpy as np
 
 # Elements per block: large enough that the per-block Python overhead is
 # negligible, small enough that a block and its temporaries stay in L2 cache.
-_BLOCK_ELEMENTS = 1 << 16
+_ROW_BLOCK_MAX_ELEMENTS = 1 << 16
 
 # Probabilities are accepted within a tolerance of the exact constraints
 # (0 <= p <= 1 and rows summing to 1) that grows with the input's precision and
@@ -108,7 +108,7 @@ def check_probabilities(array, name="proba"):
     Validates in cache-sized blocks so that no temporary of the array's size is
     made; the tolerance follows ``array.dtype``.
     """
-    step = max(1, _BLOCK_ELEMENTS // max(1, array.shape[-1]))
+    step = max(1, _ROW_BLOCK_MAX_ELEMENTS // max(1, array.shape[-1]))
     for start in range(0, array.shape[0], step):
         check_probability_block(array[start : start + step], name, array.dtype)
 
@@ -140,7 +140,7 @@ def apply_blockwise(kernel, array, check, *, row_axis=0, **params):
     """
     n_rows = array.shape[row_axis]
     row_size = array.size // n_rows
-    step = max(1, _BLOCK_ELEMENTS // row_size)
+    step = max(1, _ROW_BLOCK_MAX_ELEMENTS // row_size)
     out = np.empty(n_rows, dtype=np.float64)
     prefix = (slice(None),) * row_axis
     for start in range(0, n_rows, step):

@@ -7,13 +7,13 @@ from numbers import Integral, Real
 import numpy as np
 
 
-def plain(value):
+def json_ready(value):
     """``value`` as JSON-ready Python objects: lists, dicts, floats, None for nan,
     ISO 8601 text for timestamps."""
     if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
+        return {str(key): json_ready(item) for key, item in value.items()}
     if isinstance(value, list | tuple | np.ndarray):
-        return [plain(item) for item in value]
+        return [json_ready(item) for item in value]
     if isinstance(value, np.datetime64):
         return None if np.isnat(value) else str(np.datetime_as_string(value))
     if isinstance(value, datetime.date):  # datetime and pandas.Timestamp too
