@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils import Bunch
 
-from .._utils._blockwise import probability_tolerance
+from .._utils._row_blocks import probability_tolerance
 from ._classes import class_index
 
 # Rows per block of the fast MSP path: a block and its temporaries stay in cache.

@@ -8,7 +8,7 @@ confident (uncertainty measures are negated).
 
 import numpy as np
 
-from .._utils._blockwise import (
+from .._utils._row_blocks import (
     _as_float_array,
     apply_blockwise,
     check_probability_block,

@@ -12,7 +12,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._utils._blockwise import (
+from .._utils._row_blocks import (
     _as_float_array,
     apply_blockwise,
     check_finite_block,

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 
-from .._utils._blockwise import check_probabilities
+from .._utils._row_blocks import check_probabilities
 from .._utils._sklearn import Interval, validate_params
 from .._utils._validation import _check_array
 

@@ -751,7 +751,7 @@ def test_a_training_fold_without_a_class_gives_it_probability_zero():
     from sklearn.model_selection import cross_val_predict
 
     from sklearn_selective._selective._policies._cost_rule import fit_cost_rule
-    from sklearn_selective._utils._costs import check_costs
+    from sklearn_selective._utils._cost_matrix import check_costs
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))

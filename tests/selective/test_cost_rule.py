@@ -84,7 +84,7 @@ def test_empirical_cost_margin_matches_brute_force(problem, weighted):
 
 def test_complex_costs_are_refused():
     # issue 28: a complex cost matrix lost its imaginary part with a numpy warning.
-    from sklearn_selective._utils._costs import check_costs
+    from sklearn_selective._utils._cost_matrix import check_costs
 
     classes = np.array([0, 1])
     with pytest.raises(ValueError, match="cost_matrix holds complex numbers"):

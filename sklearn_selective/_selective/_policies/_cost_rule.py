@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..._utils._costs import check_costs
+from ..._utils._cost_matrix import check_costs
 from ...confidence._calibrators import CALIBRATORS
 from .._classes import class_index
 from .._curve import _ValidationCurve, evaluate_threshold
