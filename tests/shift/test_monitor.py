@@ -544,17 +544,3 @@ def test_to_dict_and_to_json_with_tz_aware_times(setting):
     assert set(first) == {*result.to_frame().columns, "class_prior", *per_class}
     assert first["selective_recall"] == result.selective_recall[0].tolist()
     assert data["classes"] == result.classes.tolist()
-
-
-@pytest.mark.parametrize("seed", range(10))
-def test_increasing_fit_is_scikit_learn_s_isotonic_regression(seed):
-    from sklearn.isotonic import isotonic_regression
-
-    from sklearn_selective._shift._methods import _increasing_fit
-
-    rng = np.random.default_rng(seed)
-    n = [1, 2, 7, 300][seed % 4]
-    values = rng.random(n) if seed % 2 else rng.integers(0, 2, n).astype(float)
-    weights = rng.integers(1, 5, n).astype(float)
-    expected = isotonic_regression(values, sample_weight=weights, y_min=0, y_max=1)
-    np.testing.assert_allclose(_increasing_fit(values, weights), expected, atol=1e-12)
