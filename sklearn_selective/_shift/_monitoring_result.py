@@ -295,10 +295,6 @@ shape (n_chunks, n_classes) or None
     cost_lower = _class_property("cost_lower")
     cost_upper = _class_property("cost_upper")
 
-    def _alerted(self, signal):
-        """Whether ``signal`` raised each chunk's alert."""
-        return np.array([signal in names for names in self.alerted_by], dtype=bool)
-
     @property
     def n_chunks(self):
         """Number of chunks."""
@@ -534,68 +530,9 @@ shape (n_chunks, n_classes) or None
             The accuracy axes and the twin axes of the coverage.
         """
         check_matplotlib_support("MonitoringResult.plot")
-        import matplotlib.pyplot as plt
+        from ._timeline import plot_timeline
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(9, 4))
-        x = np.arange(self.n_chunks)
-        for name, color in (("accuracy", "C0"), ("selective_accuracy", "C1")):
-            estimate = getattr(self, name)
-            label = name.replace("_", " ")
-            ax.plot(
-                x, estimate, color=color, marker="o", ms=3, label=f"estimated {label}"
-            )
-            ax.fill_between(
-                x,
-                getattr(self, f"{name}_lower"),
-                getattr(self, f"{name}_upper"),
-                color=color,
-                alpha=0.2,
-                linewidth=0,
-            )
-            band = getattr(self, f"{name}_band")
-            ax.plot(x, band, color=color, linestyle=":", linewidth=1)
-            realised = getattr(self, f"realised_{name}")
-            if realised is not None:
-                ax.plot(
-                    x,
-                    realised,
-                    color=color,
-                    marker="s",
-                    linestyle="none",
-                    mfc="none",
-                    label=f"realised {label}",
-                )
-            alerts = self._alerted(name) & ~np.isnan(estimate)
-            ax.plot(x[alerts], estimate[alerts], "x", color="red", ms=8)
-        inputs = self._alerted("novel_share") | self._alerted("drift_score")
-        ax.plot(
-            x[inputs],
-            np.ones(inputs.sum()),
-            "v",
-            color="red",
-            ms=7,
-            transform=ax.get_xaxis_transform(),
-            clip_on=False,
-            label="input signal alert",
-        )
-        ax.plot([], [], "x", color="red", label="estimate alert")
-        ax.set_xlabel("chunk")
-        ax.set_ylabel("accuracy")
-        coverage_ax = ax.twinx()
-        coverage_ax.plot(x, self.coverage, color="grey", linewidth=1, alpha=0.7)
-        coverage_ax.set_ylabel("coverage (grey line)")
-        coverage_ax.set_ylim(0, 1.05)
-        ax.set_zorder(coverage_ax.get_zorder() + 1)  # accuracies in front
-        ax.patch.set_visible(False)
-        ax.legend(
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.15),
-            ncol=3,
-            fontsize="small",
-            frameon=False,
-        )
-        return ax, coverage_ax
+        return plot_timeline(self, ax)
 
 
 def _cell(estimate, lower, upper, c):

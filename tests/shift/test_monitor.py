@@ -385,6 +385,21 @@ def test_params_clone_and_validation(setting):
             clone(monitor).set_params(**bad).fit(X_ref, y_ref)
 
 
+def test_drift_estimator_must_be_a_classifier_checked_at_fit(setting):
+    # issue 34 (edges): a regressor was accepted by fit and failed in estimate
+    # with an AttributeError.
+    from sklearn.ensemble import IsolationForest
+    from sklearn.linear_model import LinearRegression
+
+    _, clf, X_ref, y_ref, _, _ = setting
+    monitor = PerformanceMonitor(clf, drift_estimator=LinearRegression())
+    with pytest.raises(InvalidParameterError, match="'drift_estimator' parameter"):
+        monitor.fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, drift_estimator=IsolationForest())
+    with pytest.raises(ValueError, match=r"drift_estimator=IsolationForest\(\) is not"):
+        monitor.fit(X_ref, y_ref)
+
+
 def test_reproducible_with_random_state(setting):
     _, clf, X_ref, y_ref, X, _ = setting
     first = _monitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
