@@ -131,8 +131,9 @@ class PerformanceMonitor(BaseEstimator):
         to tell half of the reference from half of the chunk, and its AUC on
         the other halves is the drift score (at most 2000 samples of each
         side train it). ``"auto"`` is an ``ExtraTreesClassifier`` of 30 trees
-        (a ``LogisticRegression`` for sparse inputs). None: no
-        ``drift_score`` signal.
+        (a ``LogisticRegression`` for sparse inputs). Any other must be a
+        classifier with ``predict_proba`` or ``decision_function`` (checked
+        by ``fit``). None: no ``drift_score`` signal.
 
     confidence_level : float in (0, 1), default=0.95
         Level of the intervals; ``1 - confidence_level`` is the false-alert

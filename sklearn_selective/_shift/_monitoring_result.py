@@ -11,6 +11,7 @@ from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
 from .._utils._validation import check_labels_match_classes
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
+from ._timeline import plot_timeline
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
 RESULT_ARRAYS = (
@@ -530,8 +531,6 @@ shape (n_chunks, n_classes) or None
             The accuracy axes and the twin axes of the coverage.
         """
         check_matplotlib_support("MonitoringResult.plot")
-        from ._timeline import plot_timeline
-
         return plot_timeline(self, ax)
 
 
