@@ -6,13 +6,13 @@ estimates of how they perform after a distribution shift.
 
 from . import confidence, datasets, exceptions, metrics
 from ._selective._classifier import SelectiveClassifier
-from ._shift._atc import ATCEstimator
-from ._shift._baselines import AverageConfidenceEstimator, DoCEstimator
-from ._shift._functions import (
+from ._shift._accuracy_estimates import (
     atc_accuracy,
     average_confidence_accuracy,
     doc_accuracy,
 )
+from ._shift._atc import ATCEstimator
+from ._shift._baselines import AverageConfidenceEstimator, DoCEstimator
 from ._shift._monitor import PerformanceMonitor
 from ._shift._monitoring_result import MonitoringResult
 from .metrics._plot._display import RiskCoverageDisplay

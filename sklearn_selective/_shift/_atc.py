@@ -2,7 +2,7 @@
 
 :class:`ATCEstimator` fits a scikit-learn classifier and learns the ATC
 threshold from its held-out source scores; the arithmetic on scores lives in
-:mod:`._functions` (array-level helpers, shared with the performance
+:mod:`._accuracy_estimates` (array-level helpers, shared with the performance
 monitor) and the baselines in :mod:`._baselines`.
 """
 
@@ -13,14 +13,14 @@ from sklearn.calibration import CalibratedClassifierCV
 
 from .._utils._docstrings import fill_doc
 from .._utils._sklearn import Interval
-from ._baselines import (
-    _BaseAccuracyEstimator,
-)
-from ._functions import (
+from ._accuracy_estimates import (
     _atc_interval,
     _fit_atc,
     _SortedScores,
     _target_seed,
+)
+from ._baselines import (
+    _BaseAccuracyEstimator,
 )
 
 

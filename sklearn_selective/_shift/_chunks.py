@@ -1,11 +1,12 @@
 """Splitting a stream of samples into chunks: by size, by number, or by time."""
 
-import warnings
 from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
+
+from .._utils._warnings import warn
 
 
 class Chunks(NamedTuple):
@@ -188,11 +189,10 @@ def warn_undefined(reasons):
     """One warning for all chunks too small for an estimate."""
     flagged = np.flatnonzero(reasons != "")
     if flagged.shape[0]:
-        warnings.warn(
+        warn(
             f"{flagged.shape[0]} chunk(s) too small for an estimate (chunks "
             f"{flagged[:5].tolist()}{'...' if flagged.shape[0] > 5 else ''}: "
             f"{reasons[flagged[0]]}); their estimates are NaN, see "
             "result.reason. Use larger chunks or a smaller min_chunk_size.",
             UndefinedMetricWarning,
-            stacklevel=3,
         )

@@ -45,14 +45,23 @@ and 200 samples is in the user guide.
 
 import numpy as np
 
-from .._utils._draws import _counts, stream_rng
+from .._utils._draws import (
+    _LABEL_DRAW_BLOCK_ELEMENTS,
+    _index_counts,
+    _rows_per_block,
+    stream_rng,
+)
+from ..confidence._calibrators import (
+    IsotonicColumn,
+    OneVsRest,
+    PlattColumn,
+    TopLabelPerClass,
+    with_top_label,
+)
 from ._label_shift import em_prior
-from ._methods import calibrated_proba, per_class_calibrators
 
 # Label sets drawn per bootstrap resample of the reference.
 LABEL_DRAWS = 5
-# Elements (draws x samples x classes) evaluated at once when drawing labels.
-_BLOCK_ELEMENTS = 2**21
 
 CLASS_ARRAYS = (
     "selective_precision",
@@ -126,128 +135,6 @@ def _draw_labels(rng, proba, n_draws=1):
     return np.minimum(drawn, proba.shape[-1] - 1).reshape(-1, proba.shape[1])
 
 
-def _with_top_label(proba, top, pred_index):
-    """Probabilities ``(r, n, k)`` whose predicted class has the top-label
-    calibrated probability ``top`` (r, n), the other classes sharing the rest
-    in the proportions of ``proba`` (evenly where those are all zero)."""
-    n_classes = proba.shape[-1]
-    picked = pred_index[:, None] == np.arange(n_classes)[None, :]
-    others = np.where(picked, 0.0, proba)
-    total = others.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(
-            total > 0, others / total, np.where(picked, 0.0, 1.0 / (n_classes - 1))
-        )
-    return np.where(picked, top[..., None], (1.0 - top[..., None]) * share)
-
-
-def _logit(p):
-    p = np.clip(p, 1e-12, 1.0 - 1e-12)
-    return np.log(p) - np.log1p(-p)
-
-
-class _PlattColumn:
-    """Platt scaling of one score against a binary outcome, per row of weights.
-
-    ``P(outcome | p) = sigmoid(a + b logit(p))``, fitted by Newton's method on
-    the weighted log-loss with Platt's (1999) smoothed targets ``(n+ + 1) /
-    (n+ + 2)`` and ``1 / (n- + 2)``, which keep the fit finite when every
-    outcome is the same. Rows with less than two samples' weight give NaN.
-    """
-
-    def __init__(self, values, outcome, counts, max_iter=50):
-        z = _logit(values)[None, :]
-        w = np.asarray(counts, dtype=np.float64)
-        # Row 0 (the reference itself) first; the resamples start from its fit.
-        a, b = self._newton(z, outcome, w[:1], np.zeros(1), np.ones(1), max_iter)
-        a, b = self._newton(
-            z,
-            outcome,
-            w,
-            np.full(w.shape[0], a[0]),
-            np.full(w.shape[0], b[0]),
-            max_iter,
-        )
-        scarce = w.sum(axis=1) < 2
-        self.a, self.b = np.where(scarce, np.nan, a), np.where(scarce, np.nan, b)
-
-    @staticmethod
-    def _newton(z, outcome, w, a, b, max_iter):
-        positives = (w * outcome).sum(axis=1, keepdims=True)
-        negatives = w.sum(axis=1, keepdims=True) - positives
-        target = np.where(
-            outcome[None, :], (positives + 1) / (positives + 2), 1 / (negatives + 2)
-        )
-        a, b = np.nan_to_num(a), np.nan_to_num(b, nan=1.0)
-        for _ in range(max_iter):
-            mu = 1.0 / (1.0 + np.exp(-(a[:, None] + b[:, None] * z)))
-            gap, curvature = w * (target - mu), w * mu * (1.0 - mu) + 1e-12
-            g_a, g_b = gap.sum(axis=1), (gap * z).sum(axis=1)
-            h_aa = curvature.sum(axis=1)
-            h_ab, h_bb = (curvature * z).sum(axis=1), (curvature * z**2).sum(axis=1)
-            det = h_aa * h_bb - h_ab**2
-            with np.errstate(invalid="ignore", divide="ignore"):
-                step_a = np.where(det > 0, (h_bb * g_a - h_ab * g_b) / det, g_a / h_aa)
-                step_b = np.where(det > 0, (h_aa * g_b - h_ab * g_a) / det, 0.0)
-            size = np.maximum(1.0, np.hypot(step_a, step_b) / 5.0)  # damped
-            a, b = a + step_a / size, b + step_b / size
-            if np.nanmax(np.abs(np.r_[step_a, step_b])) < 1e-8:
-                break
-        return a, b
-
-    def predict(self, values, rows):
-        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
-        z = _logit(values)[None, :]
-        return 1.0 / (1.0 + np.exp(-(self.a[rows, None] + self.b[rows, None] * z)))
-
-
-class _ClasswiseTopLabel:
-    """Top-label calibration per predicted class: for each class, Platt
-    scaling of correctness on the probability of the predicted class over the
-    reference samples predicted as it (top-label calibration as Gupta &
-    Ramdas 2022 define it), per row of ``counts``; the same pooled over all
-    predictions where a row has too few samples predicted as the class."""
-
-    def __init__(self, reference, correct, counts):
-        self.pooled = _PlattColumn(reference.proba_pred, correct, counts)
-        self.columns = {}
-        for k in np.unique(reference.pred_index):
-            rows = reference.pred_index == k
-            self.columns[k] = _PlattColumn(
-                reference.proba_pred[rows], correct[rows], counts[:, rows]
-            )
-
-    def predict(self, chunk, rows):
-        """Calibrated probability of each chunk prediction ``(rows, n)``."""
-        calibrated = self.pooled.predict(chunk.proba_pred, rows)
-        for k, column in self.columns.items():
-            members = chunk.pred_index == k
-            if members.any():
-                own = column.predict(chunk.proba_pred[members], rows)
-                calibrated[:, members] = np.where(
-                    np.isnan(own), calibrated[:, members], own
-                )
-        return calibrated
-
-
-class _OneVsRestPlatt:
-    """Platt scaling of each class's probability against the class, per row
-    of ``counts`` (the proportions in which the other classes share what the
-    predicted class leaves)."""
-
-    def __init__(self, proba, y_index, counts):
-        self.columns = [
-            _PlattColumn(proba[:, j], y_index == j, counts)
-            for j in range(proba.shape[1])
-        ]
-
-    def predict(self, chunk, rows):
-        return np.stack(
-            [c.predict(chunk.proba[:, j], rows) for j, c in enumerate(self.columns)],
-            axis=-1,
-        )
-
-
 class ClassEstimates:
     """Per-class selective precision and recall, and the mean cost, of chunks.
 
@@ -259,19 +146,26 @@ class ClassEstimates:
     def __init__(self, reference, y_index, counts, costs):
         accepted = reference.accepted
         correct = reference.pred_index == y_index
-        self.top = _ClasswiseTopLabel(reference, correct, counts)
-        self.accepted_top = _ClasswiseTopLabel(
-            reference.take(accepted), correct[accepted], counts[:, accepted]
+        proba_pred, pred_index = reference.proba_pred, reference.pred_index
+        self.top = TopLabelPerClass(proba_pred, pred_index, correct, counts)
+        self.accepted_top = TopLabelPerClass(
+            proba_pred[accepted],
+            pred_index[accepted],
+            correct[accepted],
+            counts[:, accepted],
         )
         # The split of the rest among the other classes, per resample.
-        self.split = _OneVsRestPlatt(reference.proba, y_index, counts)
-        self.accepted_split = _OneVsRestPlatt(
-            reference.proba[accepted], y_index[accepted], counts[:, accepted]
+        self.split = OneVsRest(PlattColumn, reference.proba, y_index, counts)
+        self.accepted_split = OneVsRest(
+            PlattColumn,
+            reference.proba[accepted],
+            y_index[accepted],
+            counts[:, accepted],
         )
         # EM's input, as for "label_shift_em": the one-vs-rest isotonic
         # calibration of the reference (row 0), so that the prior is the
         # result's class_prior.
-        self.columns = per_class_calibrators(reference.proba, y_index, counts[:1])
+        self.columns = OneVsRest(IsotonicColumn, reference.proba, y_index, counts[:1])
         n_classes = reference.proba.shape[1]
         counts = np.asarray(counts, dtype=np.float64)
         frequencies = np.stack(
@@ -287,23 +181,24 @@ class ClassEstimates:
         on_accepted = chunk.accepted[None, :, None]
         one_vs_rest = np.where(
             on_accepted,
-            self.accepted_split.predict(chunk, rows),
-            self.split.predict(chunk, rows),
+            self.accepted_split.predict(chunk.proba, rows),
+            self.split.predict(chunk.proba, rows),
         )
+        proba_pred, pred_index = chunk.proba_pred, chunk.pred_index
         top = np.where(
             on_accepted[..., 0],
-            self.accepted_top.predict(chunk, rows),
-            self.top.predict(chunk, rows),
+            self.accepted_top.predict(proba_pred, pred_index, rows),
+            self.top.predict(proba_pred, pred_index, rows),
         )
-        proba = _with_top_label(one_vs_rest, top, chunk.pred_index)
+        proba = with_top_label(one_vs_rest, top, pred_index)
         if not label_shift:
             return proba
         reference_prior = self.prior[rows]
         n_rows, n_samples = proba.shape[:2]
         weights = np.ones((n_rows, n_samples))
         if rng is not None:
-            weights = _counts(rng.integers(0, n_samples, weights.shape), n_samples)
-        everything = calibrated_proba(self.columns, chunk, slice(0, 1))
+            weights = _index_counts(rng, n_samples, n_rows)
+        everything = self.columns.predict_proba(chunk.proba, slice(0, 1))
         prior, _ = em_prior(everything, reference_prior, weights)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = np.where(reference_prior > 0, prior / reference_prior, 0.0)
@@ -323,7 +218,9 @@ class ClassEstimates:
         )
         draws = [[], [], []]
         n_samples, n_classes = chunk.proba.shape
-        step = max(1, _BLOCK_ELEMENTS // (LABEL_DRAWS * n_samples * n_classes))
+        step = _rows_per_block(
+            LABEL_DRAWS * n_samples * n_classes, _LABEL_DRAW_BLOCK_ELEMENTS
+        )
         for start in range(1, self.n_rows, step):
             rows = slice(start, min(start + step, self.n_rows))
             proba = self._proba(chunk, rows, label_shift, rng)

@@ -10,15 +10,10 @@ interval and the reference band are the same computation.
 """
 
 import numpy as np
-from sklearn.isotonic import isotonic_regression
 
-try:  # scipy >= 1.12: the same PAVA behind a wrapper 12x lighter per call
-    from scipy.optimize import isotonic_regression as _scipy_isotonic_regression
-except ImportError:  # pragma: no cover (the minimum versions)
-    _scipy_isotonic_regression = None
-
+from ..confidence._calibrators import IsotonicColumn, OneVsRest
 from ..metrics._core._group_stats import group_ties
-from ._functions import _atc_thresholds
+from ._accuracy_estimates import _atc_thresholds
 from ._label_shift import consistent_with_label_shift, em_prior
 
 
@@ -113,76 +108,6 @@ class _DifferenceOfConfidences:
         )
 
 
-def _increasing_fit(values, weights):
-    """The weighted isotonic (increasing) regression of ``values`` in [0, 1].
-
-    scipy's, where it has one, else scikit-learn's: both pool adjacent
-    violators exactly; bounding an isotonic fit to [0, 1] is clipping it.
-    """
-    if _scipy_isotonic_regression is None:
-        return isotonic_regression(values, sample_weight=weights, y_min=0.0, y_max=1.0)
-    return np.clip(_scipy_isotonic_regression(values, weights=weights).x, 0.0, 1.0)
-
-
-class _IsotonicColumn:
-    """One-vs-rest isotonic calibration of one probability column, per row.
-
-    Each row's isotonic fit is stored on the grid of the distinct reference
-    values (``on_grid``, shape ``(rows, n_distinct)``), so evaluating all rows
-    on a chunk is one gather: linear interpolation between grid points equals
-    IsotonicRegression's linear interpolation between its knots (clipped
-    outside the reference range).
-    """
-
-    def __init__(self, values, is_class, counts):
-        groups = group_ties(values)
-        weight = groups.sum(counts.astype(np.float64))
-        hits = groups.sum(counts * is_class)
-        self.grid = groups.values
-        self.on_grid = np.full(weight.shape, np.nan)
-        for row, (row_weight, row_hits) in enumerate(zip(weight, hits, strict=True)):
-            keep = row_weight > 0
-            if not keep.any():
-                continue
-            fitted = _increasing_fit(
-                row_hits[keep] / row_weight[keep], row_weight[keep]
-            )
-            self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
-
-    def predict(self, values, rows):
-        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
-        last = self.grid.shape[0] - 1
-        above = np.searchsorted(self.grid, values, side="right")
-        high = np.minimum(above, last)
-        low = np.maximum(above - 1, 0)
-        span = self.grid[high] - self.grid[low]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(span > 0, (values - self.grid[low]) / span, 0.0)
-        on_grid = self.on_grid[rows]
-        return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
-
-
-def per_class_calibrators(proba, y_index, counts):
-    """One-vs-rest isotonic calibration of every probability column, per row
-    of ``counts``."""
-    return [
-        _IsotonicColumn(proba[:, j], y_index == j, counts)
-        for j in range(proba.shape[1])
-    ]
-
-
-def calibrated_proba(columns, chunk, rows):
-    """The calibrated, renormalised probabilities ``(rows, n, k)`` of a chunk; a
-    sample calibrated to zero for every class keeps the model's probabilities."""
-    calibrated = np.stack(
-        [column.predict(chunk.proba[:, j], rows) for j, column in enumerate(columns)],
-        axis=-1,
-    )
-    total = calibrated.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, calibrated / total, chunk.proba[None])
-
-
 class _TopLabelCalibratedConfidence:
     """Average confidence after top-label isotonic calibration on the reference.
 
@@ -196,8 +121,8 @@ class _TopLabelCalibratedConfidence:
 
     def __init__(self, reference, correct, counts, y_index):
         accepted = reference.accepted
-        self.column = _IsotonicColumn(reference.proba_pred, correct, counts)
-        self.selective = _IsotonicColumn(
+        self.column = IsotonicColumn(reference.proba_pred, correct, counts)
+        self.selective = IsotonicColumn(
             reference.proba_pred[accepted], correct[accepted], counts[:, accepted]
         )
 
@@ -221,14 +146,17 @@ class _CalibratedAverageConfidence:
 
     def __init__(self, reference, correct, counts, y_index):
         accepted = reference.accepted
-        self.columns = per_class_calibrators(reference.proba, y_index, counts)
-        self.selective = per_class_calibrators(
-            reference.proba[accepted], y_index[accepted], counts[:, accepted]
+        self.columns = OneVsRest(IsotonicColumn, reference.proba, y_index, counts)
+        self.selective = OneVsRest(
+            IsotonicColumn,
+            reference.proba[accepted],
+            y_index[accepted],
+            counts[:, accepted],
         )
 
     @staticmethod
     def _calibrated_pred(columns, chunk, rows):
-        calibrated = calibrated_proba(columns, chunk, rows)
+        calibrated = columns.predict_proba(chunk.proba, rows)
         return np.take_along_axis(calibrated, chunk.pred_index[None, :, None], axis=-1)[
             ..., 0
         ]
@@ -254,7 +182,7 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
     uses_chunk_weights = True
 
     def __init__(self, reference, correct, counts, y_index):
-        self.columns = per_class_calibrators(reference.proba, y_index, counts)
+        self.columns = OneVsRest(IsotonicColumn, reference.proba, y_index, counts)
         k = reference.proba.shape[1]
         counts = np.asarray(counts, dtype=np.float64)
         hits = np.stack([counts[:, y_index == j].sum(axis=1) for j in range(k)], 1)
@@ -262,12 +190,12 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
 
     def chunk_prior(self, chunk):
         """The chunk's class prior, by EM with the reference's fit."""
-        proba = calibrated_proba(self.columns, chunk, slice(0, 1))
+        proba = self.columns.predict_proba(chunk.proba, slice(0, 1))
         prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
         return prior[0]
 
     def proxies(self, chunk, rows, weights=None):
-        proba = calibrated_proba(self.columns, chunk, rows)
+        proba = self.columns.predict_proba(chunk.proba, rows)
         if weights is None:
             weights = np.ones(proba.shape[:2])
         weights = np.broadcast_to(np.asarray(weights, np.float64), proba.shape[:2])

@@ -3,12 +3,11 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._draws import _counts, stream_rng
-from .._utils._intervals import percentile_interval
+from .._utils._draws import stream_rng
 from .._utils._sklearn import (
     HasMethods,
     Interval,
@@ -16,34 +15,26 @@ from .._utils._sklearn import (
     fit_context,
     safe_indexing,
 )
+from ._chunk_estimates import (
+    ChunkTable,
+    bootstrap_estimates,
+    record_estimate,
+    resample_counts,
+)
 from ._chunks import make_chunks, undefined_reason, warn_undefined
 from ._class_estimates import ClassValues, LazyClassEstimates
-from ._methods import (
-    METHODS,
-    FittedMethods,
-    estimates_for_rows,
-    weighted_estimates,
-)
-from ._model_outputs import (
+from ._methods import METHODS, FittedMethods
+from ._monitored_outputs import (
     check_monitored,
     estimator_costs,
     model_outputs,
     reference_labels,
 )
-from ._monitoring_result import RESULT_ARRAYS, MonitoringResult
-from ._realised import fit_correctness, noise_variance, realised_interval
+from ._monitoring_result import MonitoredSamples, MonitoringResult
+from ._realised import fit_correctness
 from ._signals import InputSignals, mean_band, monitored_inputs
 
 _DEFAULT_METHOD = "auto"
-_BLOCK_ELEMENTS = 2**19  # resample counts evaluated at once (rows x samples)
-
-
-def _resample_counts(rng, n_samples, n_resamples):
-    """Blocks of bootstrap counts, shape ``(block, n_samples)``, drawn in order."""
-    step = max(1, _BLOCK_ELEMENTS // n_samples)
-    for start in range(0, n_resamples, step):
-        rows = min(step, n_resamples - start)
-        yield _counts(rng.integers(0, n_samples, (rows, n_samples)), n_samples)
 
 
 class PerformanceMonitor(BaseEstimator):
@@ -140,8 +131,9 @@ class PerformanceMonitor(BaseEstimator):
         to tell half of the reference from half of the chunk, and its AUC on
         the other halves is the drift score (at most 2000 samples of each
         side train it). ``"auto"`` is an ``ExtraTreesClassifier`` of 30 trees
-        (a ``LogisticRegression`` for sparse inputs). None: no
-        ``drift_score`` signal.
+        (a ``LogisticRegression`` for sparse inputs). Any other must be a
+        classifier with ``predict_proba`` or ``decision_function`` (checked
+        by ``fit``). None: no ``drift_score`` signal.
 
     confidence_level : float in (0, 1), default=0.95
         Level of the intervals; ``1 - confidence_level`` is the false-alert
@@ -272,7 +264,12 @@ class PerformanceMonitor(BaseEstimator):
             None,
         ],
         "novelty_rate": [Interval(Real, 0, 1, closed="neither")],
-        "drift_estimator": [StrOptions({"auto"}), HasMethods(["fit"]), None],
+        "drift_estimator": [
+            StrOptions({"auto"}),
+            HasMethods(["fit", "predict_proba"]),
+            HasMethods(["fit", "decision_function"]),
+            None,
+        ],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "n_resamples": [Interval(Integral, 0, None, closed="left")],
         "min_chunk_size": [Interval(Integral, 1, None, closed="left")],
@@ -319,7 +316,7 @@ class PerformanceMonitor(BaseEstimator):
 
     def _reference_counts(self, n_samples, rng):
         blocks = [np.ones((1, n_samples), dtype=np.int64)]
-        blocks.extend(_resample_counts(rng, n_samples, self.n_resamples))
+        blocks.extend(resample_counts(rng, n_samples, self.n_resamples))
         return np.concatenate(blocks)
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -341,6 +338,7 @@ class PerformanceMonitor(BaseEstimator):
             The fitted monitor.
         """
         check_monitored(self.estimator, self.csf, self.method, self._needs_proba())
+        _check_drift_estimator(self.drift_estimator)
         reference = self._outputs(X_reference, "X_reference")
         n_samples = reference.score.shape[0]
         y, y_index = reference_labels(self.estimator, y_reference, n_samples)
@@ -409,39 +407,6 @@ class PerformanceMonitor(BaseEstimator):
         bands and the input signals in use."""
         return (1.0 - self.confidence_level) / (2 + self._signals.n_signals)
 
-    def _chunk_estimates(self, chunk, rng, method):
-        """Point estimates (row 0) and bootstrap values of one chunk.
-
-        Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
-        ``joint`` resamples the reference and the chunk together, ``refit``
-        resamples the reference (the chunk's samples weigh one each, but a
-        method fitted on the chunk too is fitted on its resample).
-        """
-        n_samples = chunk.score.shape[0]
-        point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
-        joint = ([point[0]], [point[1]])
-        refit = ([point[0]], [point[1]])
-        row = 1
-        weighted = getattr(method, "uses_chunk_weights", False)
-        for counts in _resample_counts(rng, n_samples, self.n_resamples):
-            rows = slice(row, row + counts.shape[0])
-            # A method fitted on the chunk too (its class prior) refits on the
-            # chunk's resamples, for both intervals: the prior estimated from
-            # these inputs is uncertain even with the chunk held fixed.
-            if weighted:
-                proxies = method.proxies(chunk, rows, counts)
-            else:
-                proxies = method.proxies(chunk, rows)
-            for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
-                block = weighted_estimates(proxies, chunk, weights)
-                values[0].append(block[0])
-                values[1].append(block[1])
-            row = rows.stop
-        return (
-            tuple(np.concatenate(v) for v in joint),
-            tuple(np.concatenate(v) for v in refit),
-        )
-
     def estimate(
         self, X, *, chunk_size=None, n_chunks=None, timestamps=None, freq=None
     ):
@@ -489,84 +454,72 @@ class PerformanceMonitor(BaseEstimator):
             features = monitored_inputs(self.estimator, X)
         n_samples = outputs.score.shape[0]
         chunks = make_chunks(n_samples, chunk_size, n_chunks, timestamps, freq)
-        n_chunks = len(chunks.members)
-        values = {name: np.full(n_chunks, np.nan) for name in RESULT_ARRAYS}
-        bands = np.full((n_chunks, 2, 2), np.nan)
-        reasons = np.full(n_chunks, "", dtype=object)
-        fired = [[] for _ in range(n_chunks)]
-        chosen = np.full(n_chunks, "", dtype=object)
-        priors = np.full((n_chunks, self.classes_.shape[0]), np.nan)
-        sizes = np.array([len(m) for m in chunks.members])
+        table = ChunkTable(len(chunks.members), self.classes_.shape[0])
         for c, members in enumerate(chunks.members):
-            chunk = outputs.take(members)
-            if sizes[c]:
-                values["coverage"][c] = chunk.accepted.mean()
-            reasons[c] = undefined_reason(
-                sizes[c], int(chunk.accepted.sum()), self.min_chunk_size
+            self._estimate_chunk(table, c, outputs.take(members), features, members)
+        warn_undefined(table.reasons)
+        return self._result(table, chunks, outputs)
+
+    def _estimate_chunk(self, table, c, chunk, features, members):
+        """Fill row ``c`` of ``table``: coverage, input signals, estimates."""
+        n_samples, n_accepted = chunk.score.shape[0], int(chunk.accepted.sum())
+        if n_samples:
+            table.values["coverage"][c] = chunk.accepted.mean()
+        table.reasons[c] = undefined_reason(n_samples, n_accepted, self.min_chunk_size)
+        if n_samples < self.min_chunk_size:
+            return
+        drift_scores = None
+        if features is not None:
+            table.fired[c], drift_scores = self._signals.evaluate(
+                table.values,
+                c,
+                safe_indexing(features, members),
+                stream_rng(self._seed, "signals", c),
+                self._signal_alpha(),
             )
-            if sizes[c] < self.min_chunk_size:
-                continue
-            drift_scores = None
-            if features is not None:
-                fired[c], drift_scores = self._signals.evaluate(
-                    values,
-                    c,
-                    safe_indexing(features, members),
-                    stream_rng(self._seed, "signals", c),
-                    self._signal_alpha(),
-                )
-            rng = stream_rng(self._seed, "chunk_resamples", c)
-            labels = getattr(self._signals, "calibration_labels", None)
-            method, chosen[c], priors[c] = self._methods.for_chunk(
-                chunk, drift_scores, labels, "drift_score" in fired[c]
-            )
-            joint, refit = self._chunk_estimates(chunk, rng, method)
-            self._store(values, c, chunk, 0, joint[0], refit[0], method)
-            if chunk.accepted.sum() >= self.min_chunk_size:
-                self._store(values, c, chunk, 1, joint[1], refit[1], method)
-            bands[c] = self._band(sizes[c], int(chunk.accepted.sum()))
-        warn_undefined(reasons)
-        outside = {}
-        for name, band in (
-            ("accuracy", bands[:, 0]),
-            ("selective_accuracy", bands[:, 1]),
-        ):
-            with np.errstate(invalid="ignore"):
-                outside[name] = (values[name] < band[:, 0]) | (
-                    values[name] > band[:, 1]
-                )
-        alerted_by = np.array(
-            [
-                ", ".join([*(n for n in outside if outside[n][c]), *fired[c]])
-                for c in range(n_chunks)
-            ],
-            dtype=object,
+        labels = getattr(self._signals, "calibration_labels", None)
+        method, table.chosen[c], table.priors[c] = self._methods.for_chunk(
+            chunk, drift_scores, labels, "drift_score" in table.fired[c]
         )
-        alert = alerted_by != ""
-        return MonitoringResult(
+        rng = stream_rng(self._seed, "chunk_resamples", c)
+        joint, refit = bootstrap_estimates(method, chunk, rng, self.n_resamples)
+        fit = (method, self._correctness, self.confidence_level)
+        for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
+            estimates = (joint[selective], refit[selective])
+            record_estimate(table.values, c, chunk, selective, estimates, fit)
+        table.bands[c] = self._band(n_samples, n_accepted)
+
+    def _result(self, table, chunks, outputs):
+        """The :class:`MonitoringResult` of the chunks in ``table``."""
+        alerted_by = table.alerted_by()
+        costs = estimator_costs(self.estimator)
+        samples = MonitoredSamples(
+            outputs.y_pred,
+            outputs.accepted,
+            chunks.chunk_id,
+            costs,
+            self._class_values(outputs, chunks.members, table.chosen),
+        )
+        return MonitoringResult._from_monitor(
+            samples,
             method=self.method,
             confidence_level=self.confidence_level,
             start=chunks.start,
             stop=chunks.stop,
-            n_samples=sizes,
-            accuracy_band=bands[:, 0],
-            selective_accuracy_band=bands[:, 1],
-            alert=alert,
+            n_samples=np.array([len(m) for m in chunks.members]),
+            accuracy_band=table.bands[:, 0],
+            selective_accuracy_band=table.bands[:, 1],
+            alert=np.array([bool(names) for names in alerted_by], dtype=bool),
             alerted_by=alerted_by,
-            chunk_method=chosen,
-            class_prior=priors,
+            chunk_method=table.chosen,
+            class_prior=table.priors,
             classes=self.classes_,
             partial=chunks.partial,
-            reason=reasons,
+            reason=table.reasons,
             reference_accuracy=self.reference_accuracy_,
             reference_selective_accuracy=self.reference_selective_accuracy_,
             reference_coverage=self.reference_coverage_,
-            _y_pred=outputs.y_pred,
-            _accepted=outputs.accepted,
-            _chunk_id=chunks.chunk_id,
-            _costs=estimator_costs(self.estimator),
-            _class_values=self._class_values(outputs, chunks.members, chosen),
-            **values,
+            **table.values,
         )
 
     def _class_values(self, outputs, members, chosen):
@@ -587,26 +540,14 @@ class PerformanceMonitor(BaseEstimator):
             n_classes=self.classes_.shape[0],
         )
 
-    def _store(self, values, c, chunk, selective, joint, refit, method):
-        """The estimate, its realised-value and its expected-value intervals.
 
-        ``joint``: the estimate under paired resamples of the reference and the
-        chunk (the expected value); ``refit``: under resamples of the reference
-        with the chunk fixed (plus label noise: the realised value).
-        """
-        name = ("accuracy", "selective_accuracy")[selective]
-        values[name][c] = joint[0]
-        expected = percentile_interval(joint[1:], self.confidence_level)
-        values[f"expected_{name}_lower"][c] = expected[0]
-        values[f"expected_{name}_upper"][c] = expected[1]
-        proxies = np.broadcast_to(
-            method.proxies(chunk, slice(0, 1))[selective],
-            (1, chunk.score.shape[0]),
-        )[0]
-        rows = chunk.accepted if selective else slice(None)
-        score = chunk.score[rows]
-        variance = noise_variance(self._correctness[selective], score, proxies[rows])
-        low, high = realised_interval(
-            joint[0], refit[1:], variance, score.shape[0], self.confidence_level
-        )
-        values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
+def _check_drift_estimator(drift_estimator):
+    """A domain classifier: it tells chunk from reference by its scores."""
+    if drift_estimator in ("auto", None) or is_classifier(drift_estimator):
+        return
+    raise ValueError(
+        f"drift_estimator={drift_estimator!r} is not a classifier; the drift "
+        "score is the AUC of a domain classifier telling a chunk from the "
+        "reference, read from its predict_proba or decision_function. Pass a "
+        "classifier (e.g. LogisticRegression()), 'auto' or None."
+    )

@@ -1,14 +1,17 @@
 """The per-chunk result of :meth:`PerformanceMonitor.estimate`."""
 
 import dataclasses
-import json
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import column_or_1d
 
 from .._utils._plain import plain
+from .._utils._results import ResultMixin, import_pandas
+from .._utils._sklearn import check_matplotlib_support
 from .._utils._validation import check_labels_match_classes
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
+from ._timeline import plot_timeline
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
 RESULT_ARRAYS = (
@@ -40,6 +43,18 @@ FRAME_COLUMNS = (
 )
 
 
+class MonitoredSamples(NamedTuple):
+    """What a result keeps of the monitored samples (not public): their
+    predictions, acceptance and chunk, the estimator's costs, and the
+    per-class values (:class:`ClassValues`, computed when first read)."""
+
+    y_pred: np.ndarray
+    accepted: np.ndarray
+    chunk_id: np.ndarray
+    costs: tuple | None = None
+    class_values: object = None
+
+
 def _class_property(name):
     """A per-class value (or the cost) of the result, computed when first read."""
     return property(
@@ -49,7 +64,7 @@ def _class_property(name):
 
 
 @dataclasses.dataclass(repr=False, eq=False)
-class MonitoringResult:
+class MonitoringResult(ResultMixin):
     """Per-chunk coverage and label-free accuracy estimates of a deployed model.
 
     Returned by :meth:`PerformanceMonitor.estimate`; every array attribute has
@@ -106,7 +121,10 @@ ndarray of shape (n_chunks,)
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
         The reference band of each chunk: where the estimate would fall on a
         chunk of the same size drawn from the reference data, each with
-        probability ``1 - (1 - confidence_level) / 2``.
+        probability ``1 - (1 - confidence_level) / k``, ``k`` the number of
+        signals in use (the two estimates, and ``novel_share`` and
+        ``drift_score`` when the monitor has them): the signals share the
+        false-alert rate ``1 - confidence_level`` (Bonferroni, see ``alert``).
 
     alert : ndarray of shape (n_chunks,), dtype=bool
         True when an estimate leaves its reference band or an input signal
@@ -155,9 +173,9 @@ ndarray of shape (n_chunks, n_classes)
         them is read.
 
     alerted_by : ndarray of shape (n_chunks,), dtype=object
-        The signals that raised the alert, comma-separated, among
+        The signals that raised each chunk's alert: a tuple of names among
         ``"accuracy"``, ``"selective_accuracy"``, ``"novel_share"`` and
-        ``"drift_score"`` (empty string without alert).
+        ``"drift_score"``, in that order (empty without alert).
 
     partial : ndarray of shape (n_chunks,), dtype=bool
         True for a last chunk shorter than ``chunk_size``.
@@ -244,18 +262,29 @@ shape (n_chunks, n_classes) or None
     realised_selective_precision: np.ndarray | None = None
     realised_selective_recall: np.ndarray | None = None
     realised_cost: np.ndarray | None = None
-    _costs: tuple | None = None
-    _class_values: object = None  # ClassValues, computed when first read
-    _y_pred: np.ndarray | None = None
-    _accepted: np.ndarray | None = None
-    _chunk_id: np.ndarray | None = None
+
+    # A result keeps no bootstrap distribution: to_dict has no options.
+    _DICT_OPTIONS = ()
+    # What the result keeps of the monitored samples; None when it was not made
+    # by PerformanceMonitor.estimate (see _from_monitor).
+    _samples = None
+
+    @classmethod
+    def _from_monitor(cls, samples, **fields):
+        """A result of :meth:`PerformanceMonitor.estimate`, with its
+        :class:`MonitoredSamples` (kept out of the public constructor)."""
+        result = cls(**fields)
+        result._samples = samples
+        return result
 
     def _class_value(self, name):
-        no_costs = name in COST_ARRAYS and self._costs is None
-        if self._class_values is None or no_costs:  # NaN: nothing to compute
+        samples = self._samples
+        class_values = None if samples is None else samples.class_values
+        no_costs = name in COST_ARRAYS and (samples is None or samples.costs is None)
+        if class_values is None or no_costs:  # NaN: nothing to compute
             shape = (self.n_chunks, self.classes.shape[0])
             return np.full(shape if name in CLASS_ARRAYS else shape[0], np.nan)
-        return self._class_values.get()[name]
+        return class_values.get()[name]
 
     selective_precision = _class_property("selective_precision")
     selective_precision_lower = _class_property("selective_precision_lower")
@@ -266,10 +295,6 @@ shape (n_chunks, n_classes) or None
     cost = _class_property("cost")
     cost_lower = _class_property("cost_lower")
     cost_upper = _class_property("cost_upper")
-
-    def _alerted(self, signal):
-        """Whether ``signal`` raised each chunk's alert."""
-        return np.array([signal in names for names in _signal_names(self.alerted_by)])
 
     @property
     def n_chunks(self):
@@ -291,11 +316,18 @@ shape (n_chunks, n_classes) or None
             The same estimates with the ``realised_*`` values filled in (NaN
             for a chunk without samples, or without accepted samples).
         """
+        samples = self._samples
+        if samples is None:
+            raise ValueError(
+                "This MonitoringResult was not returned by "
+                "PerformanceMonitor.estimate, so it holds no predictions to "
+                "compare y with; call with_labels on the result of estimate."
+            )
         y = column_or_1d(y, dtype=None)
-        if y.shape[0] != self._y_pred.shape[0]:
+        if y.shape[0] != samples.y_pred.shape[0]:
             raise ValueError(
                 f"y has {y.shape[0]} labels but the monitored data had "
-                f"{self._y_pred.shape[0]} samples; pass one label per sample, in "
+                f"{samples.y_pred.shape[0]} samples; pass one label per sample, in "
                 "the order given to estimate."
             )
         if y.dtype.kind == "f" and np.isnan(y).any():
@@ -303,18 +335,18 @@ shape (n_chunks, n_classes) or None
                 "y contains NaN; drop the unlabelled samples from both the data "
                 "and y, or estimate them separately."
             )
-        check_labels_match_classes(y, np.unique(self._y_pred))
-        correct = (y == self._y_pred).astype(np.float64)
-        ids, n_chunks = self._chunk_id, self.n_chunks
+        check_labels_match_classes(y, np.unique(samples.y_pred))
+        correct = (y == samples.y_pred).astype(np.float64)
+        ids, n_chunks, accepted = samples.chunk_id, self.n_chunks, samples.accepted
         n = np.bincount(ids, minlength=n_chunks)
-        n_accepted = np.bincount(ids, self._accepted, minlength=n_chunks)
+        n_accepted = np.bincount(ids, accepted, minlength=n_chunks)
         hits = np.bincount(ids, correct, minlength=n_chunks)
-        accepted_hits = np.bincount(ids, correct * self._accepted, minlength=n_chunks)
+        accepted_hits = np.bincount(ids, correct * accepted, minlength=n_chunks)
         with np.errstate(invalid="ignore", divide="ignore"):
             realised = np.where(n > 0, hits / n, np.nan)
             selective = np.where(n_accepted > 0, accepted_hits / n_accepted, np.nan)
         precision, recall, cost = self._realised_class_values(y)
-        return dataclasses.replace(
+        result = dataclasses.replace(
             self,
             realised_accuracy=realised,
             realised_selective_accuracy=selective,
@@ -322,27 +354,29 @@ shape (n_chunks, n_classes) or None
             realised_selective_recall=recall,
             realised_cost=cost,
         )
+        result._samples = samples
+        return result
 
     def _realised_class_values(self, y):
         """Per-class selective precision and recall, and mean cost, of each
         chunk (labels outside ``classes`` get index -1)."""
-        classes = self.classes
+        classes, samples = self.classes, self._samples
         position = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
         y_index = np.where(classes[position] == y, position, -1)
-        pred_index = np.searchsorted(classes, self._y_pred)
+        pred_index = np.searchsorted(classes, samples.y_pred)
         n_classes = classes.shape[0]
         precision = np.full((self.n_chunks, n_classes), np.nan)
         recall = np.full((self.n_chunks, n_classes), np.nan)
         cost = np.full(self.n_chunks, np.nan)
         for c in range(self.n_chunks):  # one pass per chunk, vectorised within
-            members = self._chunk_id == c
+            members = samples.chunk_id == c
             if members.any():
                 values = realised_class_values(
                     y_index[None, members],
                     pred_index[members],
-                    self._accepted[members],
+                    samples.accepted[members],
                     n_classes,
-                    self._costs,
+                    samples.costs,
                 )
                 precision[c], recall[c], cost[c] = (v[0] for v in values)
         return precision, recall, cost
@@ -382,21 +416,6 @@ shape (n_chunks, n_classes) or None
                 "chunks": chunks,
             }
         )
-
-    def to_json(self, **json_kwargs):
-        """The result as JSON text: :meth:`to_dict` serialised by :func:`json.dumps`.
-
-        Parameters
-        ----------
-        **json_kwargs : dict
-            Passed to :func:`json.dumps`, e.g. ``indent=2``.
-
-        Returns
-        -------
-        text : str
-            Strict JSON: undefined values (``nan``) are ``null``.
-        """
-        return json.dumps(self.to_dict(), allow_nan=False, **json_kwargs)
 
     def _columns(self):
         columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
@@ -440,8 +459,7 @@ shape (n_chunks, n_classes) or None
             ``realised_selective_accuracy`` and ``realised_cost`` once labels
             are known.
         """
-        import pandas as pd
-
+        pd = import_pandas("MonitoringResult")
         if not per_class:
             return pd.DataFrame(self._columns())
         n_classes = self.classes.shape[0]
@@ -512,72 +530,8 @@ shape (n_chunks, n_classes) or None
         ax, coverage_ax : matplotlib Axes
             The accuracy axes and the twin axes of the coverage.
         """
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(9, 4))
-        x = np.arange(self.n_chunks)
-        for name, color in (("accuracy", "C0"), ("selective_accuracy", "C1")):
-            estimate = getattr(self, name)
-            label = name.replace("_", " ")
-            ax.plot(
-                x, estimate, color=color, marker="o", ms=3, label=f"estimated {label}"
-            )
-            ax.fill_between(
-                x,
-                getattr(self, f"{name}_lower"),
-                getattr(self, f"{name}_upper"),
-                color=color,
-                alpha=0.2,
-                linewidth=0,
-            )
-            band = getattr(self, f"{name}_band")
-            ax.plot(x, band, color=color, linestyle=":", linewidth=1)
-            realised = getattr(self, f"realised_{name}")
-            if realised is not None:
-                ax.plot(
-                    x,
-                    realised,
-                    color=color,
-                    marker="s",
-                    linestyle="none",
-                    mfc="none",
-                    label=f"realised {label}",
-                )
-            alerts = self._alerted(name) & ~np.isnan(estimate)
-            ax.plot(x[alerts], estimate[alerts], "x", color="red", ms=8)
-        inputs = self._alerted("novel_share") | self._alerted("drift_score")
-        ax.plot(
-            x[inputs],
-            np.ones(inputs.sum()),
-            "v",
-            color="red",
-            ms=7,
-            transform=ax.get_xaxis_transform(),
-            clip_on=False,
-            label="input signal alert",
-        )
-        ax.plot([], [], "x", color="red", label="estimate alert")
-        ax.set_xlabel("chunk")
-        ax.set_ylabel("accuracy")
-        coverage_ax = ax.twinx()
-        coverage_ax.plot(x, self.coverage, color="grey", linewidth=1, alpha=0.7)
-        coverage_ax.set_ylabel("coverage (grey line)")
-        coverage_ax.set_ylim(0, 1.05)
-        ax.set_zorder(coverage_ax.get_zorder() + 1)  # accuracies in front
-        ax.patch.set_visible(False)
-        ax.legend(
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.15),
-            ncol=3,
-            fontsize="small",
-            frameon=False,
-        )
-        return ax, coverage_ax
-
-
-def _signal_names(alerted_by):
-    return [set(filter(None, text.split(", "))) for text in alerted_by]
+        check_matplotlib_support("MonitoringResult.plot")
+        return plot_timeline(self, ax)
 
 
 def _cell(estimate, lower, upper, c):

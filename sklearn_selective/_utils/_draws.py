@@ -13,9 +13,12 @@ block of resamples is small and gathering it into another order is cheap.
 
 Each resample consumes the generator's stream in the same way whatever the block
 size, so the resamples do not depend on how they are grouped into blocks.
-"""
 
-import functools
+The label-free estimates (ATC, the performance monitor, its per-class values)
+draw index resamples instead, the draw of :func:`scipy.stats.bootstrap`, in
+blocks of one named size per purpose; and every consumer of a seed draws from
+its own named stream (:data:`STREAMS`, :func:`stream_rng`).
+"""
 
 import numpy as np
 
@@ -67,24 +70,6 @@ def _draw_counts(rng, n_samples, rows):
     return counts
 
 
-# glibc's malloc maps every block above its threshold (128 KiB at first) afresh and
-# returns it to the system when freed; it raises the threshold to the size of the
-# largest block freed so far (at most 32 MiB), and a block of exactly that size is
-# still mapped. The temporaries of a block of resamples share a few sizes, so they
-# were faulted in again on every chunk: in a fresh process, 300 resamples of
-# coverage_at_risk at n = 1e5 took 185,000 page faults and 0.97 s, against 1,700
-# and 0.54 s once a larger block had been freed. Freeing one block larger than any
-# of them first keeps them in the heap; other allocators are not affected. glibc
-# never lowers the threshold again, so once per process is enough (the block is
-# never touched: no physical memory).
-_ALLOCATOR_WARMING_BYTES = 16 * _BLOCK_COUNTS  # twice the largest float64 temporary
-
-
-@functools.cache
-def _warm_allocator():
-    np.empty(_ALLOCATOR_WARMING_BYTES, dtype=np.uint8)  # allocated and freed
-
-
 # Counts per block at most when more rows are asked for (parallel workers).
 _WIDE_BLOCK_COUNTS = 2**26
 
@@ -98,7 +83,6 @@ def _block_rows(n_samples, min_rows):
 
 def _bootstrap_counts(rng, n_samples, n_resamples, min_rows=1):
     """Blocks of bootstrap count vectors, shape ``(block, n_samples)``, in order."""
-    _warm_allocator()
     step = _block_rows(n_samples, min_rows)
     for start in range(0, n_resamples, step):
         yield _draw_counts(rng, n_samples, min(step, n_resamples - start))
@@ -106,7 +90,6 @@ def _bootstrap_counts(rng, n_samples, n_resamples, min_rows=1):
 
 def _jackknife_counts(n_samples, min_rows=1):
     """Blocks of leave-one-out count vectors (ones, and a zero at the left-out)."""
-    _warm_allocator()
     step = _block_rows(n_samples, min_rows)
     for start in range(0, n_samples, step):
         rows = min(step, n_samples - start)
@@ -121,21 +104,46 @@ def _indices(counts):
 
 
 # --------------------------------------------------------------------------------------
-# Index resamples, the draw of scipy.stats.bootstrap, used by the ATC estimators.
+# Index resamples, the draw of scipy.stats.bootstrap: ``rng.integers(0, n, (rows,
+# n))`` per block of resamples. The indices drawn do not depend on how the
+# resamples are grouped into blocks; the block size bounds the memory of one
+# block. One size per purpose:
 # --------------------------------------------------------------------------------------
-_BLOCK_ELEMENTS = 2**14
+# ATC's bootstrap of the source scores and of the target (indices per block).
+_ATC_BLOCK_ELEMENTS = 2**14
+# The monitor's resamples of the reference and of each chunk (counts per block).
+_MONITOR_BLOCK_ELEMENTS = 2**19
+# The per-class estimates' label draws (draws x samples x classes per block). Each
+# block draws its chunk resamples, then its labels, from one stream: this size
+# is part of the numbers drawn for a seed.
+_LABEL_DRAW_BLOCK_ELEMENTS = 2**21
 
 
-def _block_size(n_samples):
-    return max(1, _BLOCK_ELEMENTS // n_samples)
+def _rows_per_block(row_elements, block_elements):
+    """Rows of ``row_elements`` elements in a block of ``block_elements`` (at
+    least one)."""
+    return max(1, block_elements // row_elements)
 
 
-def _bootstrap_indices(rng, n_samples, n_resamples):
+def _bootstrap_indices(rng, n_samples, n_resamples, block_elements=_ATC_BLOCK_ELEMENTS):
     """Blocks of resampled indices, shape ``(block, n_samples)``, drawn in order."""
-    step = _block_size(n_samples)
+    step = _rows_per_block(n_samples, block_elements)
     for start in range(0, n_resamples, step):
         rows = min(step, n_resamples - start)
         yield rng.integers(0, n_samples, (rows, n_samples))
+
+
+def _index_counts(rng, n_samples, rows):
+    """One block: the count vectors of ``rows`` index resamples, shape ``(rows,
+    n_samples)``."""
+    return _counts(rng.integers(0, n_samples, (rows, n_samples)), n_samples)
+
+
+def _bootstrap_index_counts(rng, n_samples, n_resamples, block_elements):
+    """Blocks of count vectors of index resamples, shape ``(block, n_samples)``:
+    the resamples of :func:`_bootstrap_indices`, counted."""
+    for indices in _bootstrap_indices(rng, n_samples, n_resamples, block_elements):
+        yield _counts(indices, n_samples)
 
 
 def _counts(indices, n_samples):

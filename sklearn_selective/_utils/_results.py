@@ -18,25 +18,31 @@ def import_pandas(owner):
 
 class ResultMixin:
     """``to_json`` from ``to_dict``; subclasses define both ``to_dict`` and
-    ``to_frame``."""
+    ``to_frame``, and name the keyword options of their ``to_dict`` in
+    ``_DICT_OPTIONS`` (``to_json`` passes them on to it)."""
 
-    def to_json(self, *, include_distribution=False, **json_kwargs):
+    # The keyword arguments of to_dict that to_json accepts (the bootstrap
+    # results keep their distribution); every other one goes to json.dumps.
+    _DICT_OPTIONS = ("include_distribution",)
+
+    def to_json(self, **kwargs):
         """The result as JSON text: :meth:`to_dict` serialised by :func:`json.dumps`.
 
         Parameters
         ----------
-        include_distribution : bool, default=False
-            Whether to include the bootstrap distribution (one value per
-            resample).
-
-        **json_kwargs : dict
-            Passed to :func:`json.dumps`, e.g. ``indent=2``.
+        **kwargs : dict
+            The keyword options of :meth:`to_dict` (``include_distribution``
+            for a bootstrap result, to include the bootstrap distribution), and
+            the keyword arguments of :func:`json.dumps`, e.g. ``indent=2``
+            (``allow_nan=True`` too, though ``to_dict`` leaves no ``nan``).
 
         Returns
         -------
         text : str
             Strict JSON: undefined values (``nan``) are ``null``.
         """
-        data = self.to_dict(include_distribution=include_distribution)
-        json_kwargs.setdefault("allow_nan", False)
-        return json.dumps(data, **json_kwargs)
+        options = {
+            name: kwargs.pop(name) for name in self._DICT_OPTIONS if name in kwargs
+        }
+        kwargs.setdefault("allow_nan", False)
+        return json.dumps(self.to_dict(**options), **kwargs)

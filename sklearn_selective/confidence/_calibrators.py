@@ -1,9 +1,23 @@
 """Calibrators of class probabilities: one room for every calibration the
 products fit on held-out (validation or reference) probabilities.
 
-Each calibrator has ``fit(proba, y_index, weights)`` and ``transform(proba)``
-on probability matrices ``(n_samples, n_classes)`` with class indices
-``y_index``.
+Two kinds, one interface each:
+
+- **Calibrators of a probability matrix**, fitted once on one weighting:
+  ``fit(proba, y_index, weights)`` and ``transform(proba)`` on probability
+  matrices ``(n_samples, n_classes)`` with class indices ``y_index``
+  (:class:`TemperatureCalibrator`, :class:`IsotonicCalibrator`, named in
+  :data:`CALIBRATORS`; the cost rule of ``SelectiveClassifier`` uses them).
+- **Calibrators batched over weightings**, fitted at once for every row of a
+  matrix of sample weights ``counts`` ``(n_rows, n_samples)`` (row 0 the data
+  itself, the other rows bootstrap resamples, as the performance monitor
+  needs): the constructor fits, ``predict(..., rows)`` evaluates the fits of
+  ``rows`` (a slice) on new values, shape ``(len(rows), n)`` (``(len(rows),
+  n, n_classes)`` for whole matrices). A *column* calibrates one score against
+  a binary outcome (:class:`IsotonicColumn`, :class:`PlattColumn`);
+  :class:`OneVsRest` calibrates every class's probability against the class
+  with one column kind, :class:`TopLabelPerClass` the probability of the
+  predicted class against correctness, per predicted class.
 """
 
 import math
@@ -11,7 +25,12 @@ import math
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
-from sklearn.isotonic import IsotonicRegression
+from sklearn.isotonic import IsotonicRegression, isotonic_regression
+
+try:  # scipy >= 1.12: the same PAVA behind a wrapper 12x lighter per call
+    from scipy.optimize import isotonic_regression as _scipy_isotonic_regression
+except ImportError:  # pragma: no cover (the minimum versions)
+    _scipy_isotonic_regression = None
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -67,3 +86,204 @@ class IsotonicCalibrator:
 
 
 CALIBRATORS = {"temperature": TemperatureCalibrator, "isotonic": IsotonicCalibrator}
+
+
+# ----------------------------------------------------------------------------------
+# Calibrators batched over weightings (rows of ``counts``)
+# ----------------------------------------------------------------------------------
+def _tie_totals(values, *weighted):
+    """The distinct ``values`` (ascending) and the per-value totals of each array
+    of ``weighted`` (shape ``(..., n)``): one sort, ties summed in sorted order."""
+    order = np.argsort(values)
+    sorted_values = values[order]
+    is_start = np.empty(sorted_values.shape[0], dtype=bool)
+    is_start[:1] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=is_start[1:])
+    starts = np.flatnonzero(is_start)
+    totals = []
+    for array in weighted:
+        in_order = array.take(order, axis=-1)
+        if starts.shape[0] < sorted_values.shape[0]:
+            in_order = np.add.reduceat(in_order, starts, axis=-1)
+        totals.append(in_order)
+    return sorted_values[starts], totals
+
+
+def increasing_fit(values, weights):
+    """The weighted isotonic (increasing) regression of ``values`` in [0, 1].
+
+    scipy's, where it has one, else scikit-learn's: both pool adjacent
+    violators exactly; bounding an isotonic fit to [0, 1] is clipping it.
+    """
+    if _scipy_isotonic_regression is None:
+        return isotonic_regression(values, sample_weight=weights, y_min=0.0, y_max=1.0)
+    return np.clip(_scipy_isotonic_regression(values, weights=weights).x, 0.0, 1.0)
+
+
+class IsotonicColumn:
+    """Isotonic calibration of one score against a binary outcome, per row of
+    ``counts``.
+
+    Each row's isotonic fit is stored on the grid of the distinct fitted
+    values (``on_grid``, shape ``(rows, n_distinct)``), so evaluating all rows
+    on new values is one gather: linear interpolation between grid points
+    equals IsotonicRegression's linear interpolation between its knots
+    (clipped outside the fitted range). Rows without weight give NaN.
+    """
+
+    def __init__(self, values, outcome, counts):
+        counts = np.asarray(counts)
+        self.grid, (weight, hits) = _tie_totals(
+            values, counts.astype(np.float64), counts * outcome
+        )
+        self.on_grid = np.full(weight.shape, np.nan)
+        for row, (row_weight, row_hits) in enumerate(zip(weight, hits, strict=True)):
+            keep = row_weight > 0
+            if not keep.any():
+                continue
+            fitted = increasing_fit(row_hits[keep] / row_weight[keep], row_weight[keep])
+            self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
+
+    def predict(self, values, rows):
+        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        last = self.grid.shape[0] - 1
+        above = np.searchsorted(self.grid, values, side="right")
+        high = np.minimum(above, last)
+        low = np.maximum(above - 1, 0)
+        span = self.grid[high] - self.grid[low]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(span > 0, (values - self.grid[low]) / span, 0.0)
+        on_grid = self.on_grid[rows]
+        return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
+
+
+def logit(p):
+    """``log(p / (1 - p))``, with ``p`` kept 1e-12 inside (0, 1)."""
+    p = np.clip(p, 1e-12, 1.0 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
+class PlattColumn:
+    """Platt scaling of one score against a binary outcome, per row of ``counts``.
+
+    ``P(outcome | p) = sigmoid(a + b logit(p))``, fitted by Newton's method on
+    the weighted log-loss with Platt's (1999) smoothed targets ``(n+ + 1) /
+    (n+ + 2)`` and ``1 / (n- + 2)``, which keep the fit finite when every
+    outcome is the same. Rows with less than two samples' weight give NaN.
+    """
+
+    def __init__(self, values, outcome, counts, max_iter=50):
+        z = logit(values)[None, :]
+        w = np.asarray(counts, dtype=np.float64)
+        # Row 0 (the unweighted data) first; the resamples start from its fit.
+        a, b = self._newton(z, outcome, w[:1], np.zeros(1), np.ones(1), max_iter)
+        a, b = self._newton(
+            z,
+            outcome,
+            w,
+            np.full(w.shape[0], a[0]),
+            np.full(w.shape[0], b[0]),
+            max_iter,
+        )
+        scarce = w.sum(axis=1) < 2
+        self.a, self.b = np.where(scarce, np.nan, a), np.where(scarce, np.nan, b)
+
+    @staticmethod
+    def _newton(z, outcome, w, a, b, max_iter):
+        positives = (w * outcome).sum(axis=1, keepdims=True)
+        negatives = w.sum(axis=1, keepdims=True) - positives
+        target = np.where(
+            outcome[None, :], (positives + 1) / (positives + 2), 1 / (negatives + 2)
+        )
+        a, b = np.nan_to_num(a), np.nan_to_num(b, nan=1.0)
+        for _ in range(max_iter):
+            mu = 1.0 / (1.0 + np.exp(-(a[:, None] + b[:, None] * z)))
+            gap, curvature = w * (target - mu), w * mu * (1.0 - mu) + 1e-12
+            g_a, g_b = gap.sum(axis=1), (gap * z).sum(axis=1)
+            h_aa = curvature.sum(axis=1)
+            h_ab, h_bb = (curvature * z).sum(axis=1), (curvature * z**2).sum(axis=1)
+            det = h_aa * h_bb - h_ab**2
+            with np.errstate(invalid="ignore", divide="ignore"):
+                step_a = np.where(det > 0, (h_bb * g_a - h_ab * g_b) / det, g_a / h_aa)
+                step_b = np.where(det > 0, (h_aa * g_b - h_ab * g_a) / det, 0.0)
+            size = np.maximum(1.0, np.hypot(step_a, step_b) / 5.0)  # damped
+            a, b = a + step_a / size, b + step_b / size
+            if np.nanmax(np.abs(np.r_[step_a, step_b])) < 1e-8:
+                break
+        return a, b
+
+    def predict(self, values, rows):
+        """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        z = logit(values)[None, :]
+        return 1.0 / (1.0 + np.exp(-(self.a[rows, None] + self.b[rows, None] * z)))
+
+
+class OneVsRest:
+    """Each class's probability calibrated against the class by ``column`` (a
+    column kind: :class:`IsotonicColumn` or :class:`PlattColumn`), per row of
+    ``counts``."""
+
+    def __init__(self, column, proba, y_index, counts):
+        self.columns = [
+            column(proba[:, j], y_index == j, counts) for j in range(proba.shape[1])
+        ]
+
+    def predict(self, proba, rows):
+        """The calibrated columns ``(rows, n, k)``, not renormalised."""
+        return np.stack(
+            [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)],
+            axis=-1,
+        )
+
+    def predict_proba(self, proba, rows):
+        """The calibrated rows renormalised to sum to one ``(rows, n, k)``; a
+        sample calibrated to zero for every class keeps its probabilities."""
+        calibrated = self.predict(proba, rows)
+        total = calibrated.sum(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, calibrated / total, proba[None])
+
+
+class TopLabelPerClass:
+    """Top-label calibration per predicted class: for each class, ``column``
+    (default :class:`PlattColumn`) of correctness on the probability of the
+    predicted class over the samples predicted as it (top-label calibration
+    as Gupta & Ramdas 2022 define it), per row of ``counts``; the same pooled
+    over all predictions where a row has too few samples predicted as the
+    class (NaN from the class's own fit)."""
+
+    def __init__(self, proba_pred, pred_index, correct, counts, column=PlattColumn):
+        self.pooled = column(proba_pred, correct, counts)
+        self.columns = {}
+        for k in np.unique(pred_index):
+            members = pred_index == k
+            self.columns[k] = column(
+                proba_pred[members], correct[members], counts[:, members]
+            )
+
+    def predict(self, proba_pred, pred_index, rows):
+        """Calibrated probability of each prediction ``(rows, n)``."""
+        calibrated = self.pooled.predict(proba_pred, rows)
+        for k, column in self.columns.items():
+            members = pred_index == k
+            if members.any():
+                own = column.predict(proba_pred[members], rows)
+                calibrated[:, members] = np.where(
+                    np.isnan(own), calibrated[:, members], own
+                )
+        return calibrated
+
+
+def with_top_label(proba, top, pred_index):
+    """Probabilities ``(r, n, k)`` whose predicted class has the top-label
+    calibrated probability ``top`` (r, n), the other classes sharing the rest
+    in the proportions of ``proba`` (evenly where those are all zero)."""
+    n_classes = proba.shape[-1]
+    picked = pred_index[:, None] == np.arange(n_classes)[None, :]
+    others = np.where(picked, 0.0, proba)
+    total = others.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(
+            total > 0, others / total, np.where(picked, 0.0, 1.0 / (n_classes - 1))
+        )
+    return np.where(picked, top[..., None], (1.0 - top[..., None]) * share)

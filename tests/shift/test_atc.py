@@ -26,7 +26,7 @@ from sklearn_selective import (
     average_confidence_accuracy,
     doc_accuracy,
 )
-from sklearn_selective._shift._functions import (
+from sklearn_selective._shift._accuracy_estimates import (
     _fit_atc,
     _fit_doc_regression,
     _SortedScores,

@@ -14,9 +14,6 @@ from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._class_estimates import (
     _draw_labels,
     _expected_values,
-    _logit,
-    _PlattColumn,
-    _with_top_label,
     discrete_interval,
     realised_class_values,
 )
@@ -147,44 +144,6 @@ def test_the_estimates_are_the_expected_realised_values():
     expected = _expected_values(proba[None], pred_index, accepted, COSTS)
     np.testing.assert_allclose(np.nanmean(precision, axis=0), expected[0], atol=0.01)
     np.testing.assert_allclose(cost.mean(), expected[2], atol=0.01)
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_platt_scaling_matches_scikit_learn_with_platt_targets(seed):
-    # Platt's smoothed targets as soft labels: two weighted copies of each
-    # sample, one per outcome; the same fit per row of bootstrap counts.
-    rng = np.random.default_rng(seed)
-    n = 200
-    p = rng.uniform(0.34, 0.9999, n)
-    y = rng.random(n) < 1 / (1 + np.exp(-(rng.normal() + 2 * _logit(p))))
-    counts = rng.multinomial(n, np.ones(n) / n, size=3)
-    column = _PlattColumn(p, y, np.r_[np.ones((1, n)), counts])
-    for row, w in enumerate(np.r_[np.ones((1, n)), counts]):
-        positives = (w * y).sum()
-        negatives = w.sum() - positives
-        t = np.where(y, (positives + 1) / (positives + 2), 1 / (negatives + 2))
-        X = np.r_[_logit(p), _logit(p)][:, None]
-        model = LogisticRegression(C=1e12, tol=1e-10, max_iter=10_000)
-        model.fit(
-            X, np.r_[np.ones(n), np.zeros(n)], sample_weight=np.r_[w * t, w * (1 - t)]
-        )
-        assert column.a[row] == pytest.approx(model.intercept_[0], abs=1e-4)
-        assert column.b[row] == pytest.approx(model.coef_[0, 0], abs=1e-4)
-
-
-def test_platt_scaling_stays_finite_and_refuses_empty_rows():
-    column = _PlattColumn(
-        np.full(20, 0.9), np.ones(20, bool), np.r_[[np.ones(20)], [np.zeros(20)]]
-    )
-    assert column.predict(np.array([0.9]), slice(0, 1))[0, 0] == pytest.approx(21 / 22)
-    assert np.isnan(column.predict(np.array([0.9]), slice(1, 2))).all()
-
-
-def test_top_label_probabilities():
-    proba = np.array([[[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]]])
-    got = _with_top_label(proba, np.array([[0.6, 0.7]]), np.array([1, 1]))
-    np.testing.assert_allclose(got, [[[0.16, 0.6, 0.24], [0.15, 0.7, 0.15]]])
-    np.testing.assert_allclose(got.sum(axis=-1), 1.0)
 
 
 def _slow_discrete_interval(values, level):

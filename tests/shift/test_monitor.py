@@ -385,6 +385,21 @@ def test_params_clone_and_validation(setting):
             clone(monitor).set_params(**bad).fit(X_ref, y_ref)
 
 
+def test_drift_estimator_must_be_a_classifier_checked_at_fit(setting):
+    # issue 34 (edges): a regressor was accepted by fit and failed in estimate
+    # with an AttributeError.
+    from sklearn.ensemble import IsolationForest
+    from sklearn.linear_model import LinearRegression
+
+    _, clf, X_ref, y_ref, _, _ = setting
+    monitor = PerformanceMonitor(clf, drift_estimator=LinearRegression())
+    with pytest.raises(InvalidParameterError, match="'drift_estimator' parameter"):
+        monitor.fit(X_ref, y_ref)
+    monitor = PerformanceMonitor(clf, drift_estimator=IsolationForest())
+    with pytest.raises(ValueError, match=r"drift_estimator=IsolationForest\(\) is not"):
+        monitor.fit(X_ref, y_ref)
+
+
 def test_reproducible_with_random_state(setting):
     _, clf, X_ref, y_ref, X, _ = setting
     first = _monitor(clf, n_resamples=30, random_state=3).fit(X_ref, y_ref)
@@ -544,17 +559,3 @@ def test_to_dict_and_to_json_with_tz_aware_times(setting):
     assert set(first) == {*result.to_frame().columns, "class_prior", *per_class}
     assert first["selective_recall"] == result.selective_recall[0].tolist()
     assert data["classes"] == result.classes.tolist()
-
-
-@pytest.mark.parametrize("seed", range(10))
-def test_increasing_fit_is_scikit_learn_s_isotonic_regression(seed):
-    from sklearn.isotonic import isotonic_regression
-
-    from sklearn_selective._shift._methods import _increasing_fit
-
-    rng = np.random.default_rng(seed)
-    n = [1, 2, 7, 300][seed % 4]
-    values = rng.random(n) if seed % 2 else rng.integers(0, 2, n).astype(float)
-    weights = rng.integers(1, 5, n).astype(float)
-    expected = isotonic_regression(values, sample_weight=weights, y_min=0, y_max=1)
-    np.testing.assert_allclose(_increasing_fit(values, weights), expected, atol=1e-12)

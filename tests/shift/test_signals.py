@@ -162,7 +162,7 @@ def test_noise_the_confidence_misses_is_alerted_by_the_inputs(digits):
     result = result.with_labels(y_pool[:400])
     assert result.realised_accuracy[1] < monitor.reference_accuracy_ - 0.3
     assert result.alert.tolist() == [False, True]
-    assert {"novel_share", "drift_score"} <= set(result.alerted_by[1].split(", "))
+    assert {"novel_share", "drift_score"} <= set(result.alerted_by[1])
     assert result.novel_share[1] > result.novel_share_limit[1]
     assert result.drift_score[1] > result.drift_threshold[1] > 0.5
     assert result.novel_share[0] <= result.novel_share_limit[0]

@@ -6,13 +6,17 @@ performance monitor, and the functional forms :func:`atc_accuracy`,
 :func:`average_confidence_accuracy` and :func:`doc_accuracy`.
 """
 
-import warnings
 from numbers import Integral
 
 import numpy as np
 
 from .._utils._blockwise import check_probabilities
-from .._utils._draws import _bootstrap_indices, _check_generator, _counts
+from .._utils._draws import (
+    _ATC_BLOCK_ELEMENTS,
+    _bootstrap_index_counts,
+    _bootstrap_indices,
+    _check_generator,
+)
 from .._utils._intervals import percentile_interval
 from .._utils._sklearn import validate_params
 from .._utils._validation import (
@@ -20,6 +24,7 @@ from .._utils._validation import (
     _check_array,
     _check_scaled_sample_weight,
 )
+from .._utils._warnings import warn
 from ..confidence import get_confidence_function
 from ..confidence._registry import model_output_of
 from ..metrics._core._group_stats import group_ties
@@ -73,12 +78,11 @@ def _warn_degenerate_source(accuracy):
     if accuracy in (0.0, 1.0):
         outcome = "correct" if accuracy == 1.0 else "wrong"
         where = "lowest" if accuracy == 1.0 else "highest"
-        warnings.warn(
+        warn(
             f"Every source prediction is {outcome}: the ATC threshold is the "
             f"{where} source score, so the estimate only reflects target scores "
             "outside the source range. Use more (or harder) source data.",
             UserWarning,
-            stacklevel=4,
         )
 
 
@@ -93,9 +97,10 @@ def _fit_atc(scores, correct, sample_weight, n_resamples, random_state):
         return threshold, np.array([threshold]), accuracy
     rng = _check_generator(random_state)
     blocks = []
-    for indices in _bootstrap_indices(rng, scores.shape[0], n_resamples):
-        counts = _counts(indices, scores.shape[0]) * weights
-        blocks.append(_atc_thresholds(groups, correct, counts))
+    for counts in _bootstrap_index_counts(
+        rng, scores.shape[0], n_resamples, _ATC_BLOCK_ELEMENTS
+    ):
+        blocks.append(_atc_thresholds(groups, correct, counts * weights))
     return threshold, np.concatenate(blocks), accuracy
 
 
@@ -111,7 +116,9 @@ def _joint_bootstrap_estimates(thresholds, target_scores, target_weight, rng):
     """
     n_target = target_scores.shape[0]
     estimates, start = [], 0
-    for indices in _bootstrap_indices(rng, n_target, thresholds.shape[0]):
+    for indices in _bootstrap_indices(
+        rng, n_target, thresholds.shape[0], _ATC_BLOCK_ELEMENTS
+    ):
         rows = indices.shape[0]
         above = target_scores[indices] >= thresholds[start : start + rows, None]
         start += rows

@@ -1,0 +1,110 @@
+"""What the monitor records for each chunk: the estimates with their two
+intervals, the reference bands and the signals that alerted."""
+
+import numpy as np
+
+from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
+from .._utils._intervals import percentile_interval
+from ._methods import estimates_for_rows, weighted_estimates
+from ._monitoring_result import RESULT_ARRAYS
+from ._realised import noise_variance, realised_interval
+
+# The two estimates, in the order of the bands and of the proxies' pairs.
+ESTIMATES = ("accuracy", "selective_accuracy")
+
+
+def resample_counts(rng, n_samples, n_resamples):
+    """Blocks of bootstrap counts, shape ``(block, n_samples)``, drawn in order
+    (the reference's and each chunk's resamples)."""
+    return _bootstrap_index_counts(rng, n_samples, n_resamples, _MONITOR_BLOCK_ELEMENTS)
+
+
+class ChunkTable:
+    """The per-chunk values of one ``estimate`` call, filled chunk by chunk."""
+
+    def __init__(self, n_chunks, n_classes):
+        self.values = {name: np.full(n_chunks, np.nan) for name in RESULT_ARRAYS}
+        self.bands = np.full((n_chunks, 2, 2), np.nan)
+        self.reasons = np.full(n_chunks, "", dtype=object)
+        self.fired = [() for _ in range(n_chunks)]  # the input signals that alerted
+        self.chosen = np.full(n_chunks, "", dtype=object)
+        self.priors = np.full((n_chunks, n_classes), np.nan)
+
+    def alerted_by(self):
+        """Per chunk, the tuple of signals that alerted: the estimates outside
+        their bands, then the input signals."""
+        outside = {}
+        for index, name in enumerate(ESTIMATES):
+            band, value = self.bands[:, index], self.values[name]
+            with np.errstate(invalid="ignore"):
+                outside[name] = (value < band[:, 0]) | (value > band[:, 1])
+        alerted_by = np.empty(len(self.fired), dtype=object)
+        for c, fired in enumerate(self.fired):
+            alerted_by[c] = (*(n for n in ESTIMATES if outside[n][c]), *fired)
+        return alerted_by
+
+
+def bootstrap_estimates(method, chunk, rng, n_resamples):
+    """Point estimates (row 0) and bootstrap values of one chunk.
+
+    Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
+    ``joint`` resamples the reference and the chunk together, ``refit``
+    resamples the reference (the chunk's samples weigh one each, but a
+    method fitted on the chunk too is fitted on its resample).
+    """
+    n_samples = chunk.score.shape[0]
+    point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
+    joint = ([point[0]], [point[1]])
+    refit = ([point[0]], [point[1]])
+    row = 1
+    weighted = getattr(method, "uses_chunk_weights", False)
+    for counts in resample_counts(rng, n_samples, n_resamples):
+        rows = slice(row, row + counts.shape[0])
+        # A method fitted on the chunk too (its class prior) refits on the
+        # chunk's resamples, for both intervals: the prior estimated from
+        # these inputs is uncertain even with the chunk held fixed.
+        if weighted:
+            proxies = method.proxies(chunk, rows, counts)
+        else:
+            proxies = method.proxies(chunk, rows)
+        for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
+            block = weighted_estimates(proxies, chunk, weights)
+            values[0].append(block[0])
+            values[1].append(block[1])
+        row = rows.stop
+    return (
+        tuple(np.concatenate(v) for v in joint),
+        tuple(np.concatenate(v) for v in refit),
+    )
+
+
+def record_estimate(values, c, chunk, selective, estimates, fit):
+    """Record in ``values`` chunk ``c``'s estimate, its realised-value and its
+    expected-value intervals.
+
+    ``estimates`` is ``(joint, refit)`` of one estimate (``selective`` picks
+    which): ``joint`` the estimate under paired resamples of the reference and
+    the chunk (the expected value), ``refit`` under resamples of the
+    reference with the chunk fixed (plus label noise: the realised value).
+    ``fit`` is ``(method, correctness, confidence_level)``: the chunk's method,
+    the monitor's fits of correctness on the score (all, accepted samples)
+    and the level.
+    """
+    joint, refit = estimates
+    method, correctness, confidence_level = fit
+    name = ESTIMATES[selective]
+    values[name][c] = joint[0]
+    expected = percentile_interval(joint[1:], confidence_level)
+    values[f"expected_{name}_lower"][c] = expected[0]
+    values[f"expected_{name}_upper"][c] = expected[1]
+    proxies = np.broadcast_to(
+        method.proxies(chunk, slice(0, 1))[selective],
+        (1, chunk.score.shape[0]),
+    )[0]
+    rows = chunk.accepted if selective else slice(None)
+    score = chunk.score[rows]
+    variance = noise_variance(correctness[selective], score, proxies[rows])
+    low, high = realised_interval(
+        joint[0], refit[1:], variance, score.shape[0], confidence_level
+    )
+    values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high

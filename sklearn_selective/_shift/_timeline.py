@@ -1,0 +1,74 @@
+"""The timeline of a monitoring result (:meth:`MonitoringResult.plot`);
+matplotlib is imported only here, when a timeline is drawn."""
+
+import numpy as np
+
+
+def _alerted(result, signal):
+    """Whether ``signal`` raised each chunk's alert."""
+    return np.array([signal in names for names in result.alerted_by], dtype=bool)
+
+
+def plot_timeline(result, ax=None):
+    """Draw ``result``'s timeline on ``ax`` (a new figure when None); return
+    ``(ax, coverage_ax)``."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 4))
+    x = np.arange(result.n_chunks)
+    for name, color in (("accuracy", "C0"), ("selective_accuracy", "C1")):
+        estimate = getattr(result, name)
+        label = name.replace("_", " ")
+        ax.plot(x, estimate, color=color, marker="o", ms=3, label=f"estimated {label}")
+        ax.fill_between(
+            x,
+            getattr(result, f"{name}_lower"),
+            getattr(result, f"{name}_upper"),
+            color=color,
+            alpha=0.2,
+            linewidth=0,
+        )
+        band = getattr(result, f"{name}_band")
+        ax.plot(x, band, color=color, linestyle=":", linewidth=1)
+        realised = getattr(result, f"realised_{name}")
+        if realised is not None:
+            ax.plot(
+                x,
+                realised,
+                color=color,
+                marker="s",
+                linestyle="none",
+                mfc="none",
+                label=f"realised {label}",
+            )
+        alerts = _alerted(result, name) & ~np.isnan(estimate)
+        ax.plot(x[alerts], estimate[alerts], "x", color="red", ms=8)
+    inputs = _alerted(result, "novel_share") | _alerted(result, "drift_score")
+    ax.plot(
+        x[inputs],
+        np.ones(inputs.sum()),
+        "v",
+        color="red",
+        ms=7,
+        transform=ax.get_xaxis_transform(),
+        clip_on=False,
+        label="input signal alert",
+    )
+    ax.plot([], [], "x", color="red", label="estimate alert")
+    ax.set_xlabel("chunk")
+    ax.set_ylabel("accuracy")
+    coverage_ax = ax.twinx()
+    coverage_ax.plot(x, result.coverage, color="grey", linewidth=1, alpha=0.7)
+    coverage_ax.set_ylabel("coverage (grey line)")
+    coverage_ax.set_ylim(0, 1.05)
+    ax.set_zorder(coverage_ax.get_zorder() + 1)  # accuracies in front
+    ax.patch.set_visible(False)
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.15),
+        ncol=3,
+        fontsize="small",
+        frameon=False,
+    )
+    return ax, coverage_ax

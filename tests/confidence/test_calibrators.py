@@ -1,0 +1,116 @@
+"""The calibrator room: calibrators of a probability matrix and calibrators
+batched over weightings (isotonic and Platt columns, one-vs-rest, top-label)."""
+
+import numpy as np
+import pytest
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_selective.confidence._calibrators import (
+    IsotonicColumn,
+    OneVsRest,
+    PlattColumn,
+    TopLabelPerClass,
+    increasing_fit,
+    logit,
+    with_top_label,
+)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_platt_scaling_matches_scikit_learn_with_platt_targets(seed):
+    # Platt's smoothed targets as soft labels: two weighted copies of each
+    # sample, one per outcome; the same fit per row of bootstrap counts.
+    rng = np.random.default_rng(seed)
+    n = 200
+    p = rng.uniform(0.34, 0.9999, n)
+    y = rng.random(n) < 1 / (1 + np.exp(-(rng.normal() + 2 * logit(p))))
+    counts = rng.multinomial(n, np.ones(n) / n, size=3)
+    column = PlattColumn(p, y, np.r_[np.ones((1, n)), counts])
+    for row, w in enumerate(np.r_[np.ones((1, n)), counts]):
+        positives = (w * y).sum()
+        negatives = w.sum() - positives
+        t = np.where(y, (positives + 1) / (positives + 2), 1 / (negatives + 2))
+        X = np.r_[logit(p), logit(p)][:, None]
+        model = LogisticRegression(C=1e12, tol=1e-10, max_iter=10_000)
+        model.fit(
+            X, np.r_[np.ones(n), np.zeros(n)], sample_weight=np.r_[w * t, w * (1 - t)]
+        )
+        assert column.a[row] == pytest.approx(model.intercept_[0], abs=1e-4)
+        assert column.b[row] == pytest.approx(model.coef_[0, 0], abs=1e-4)
+
+
+def test_platt_scaling_stays_finite_and_refuses_empty_rows():
+    column = PlattColumn(
+        np.full(20, 0.9), np.ones(20, bool), np.r_[[np.ones(20)], [np.zeros(20)]]
+    )
+    assert column.predict(np.array([0.9]), slice(0, 1))[0, 0] == pytest.approx(21 / 22)
+    assert np.isnan(column.predict(np.array([0.9]), slice(1, 2))).all()
+
+
+def test_top_label_probabilities():
+    proba = np.array([[[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]]])
+    got = with_top_label(proba, np.array([[0.6, 0.7]]), np.array([1, 1]))
+    np.testing.assert_allclose(got, [[[0.16, 0.6, 0.24], [0.15, 0.7, 0.15]]])
+    np.testing.assert_allclose(got.sum(axis=-1), 1.0)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def testincreasing_fit_is_scikit_learn_s_isotonic_regression(seed):
+    from sklearn.isotonic import isotonic_regression
+
+    rng = np.random.default_rng(seed)
+    n = [1, 2, 7, 300][seed % 4]
+    values = rng.random(n) if seed % 2 else rng.integers(0, 2, n).astype(float)
+    weights = rng.integers(1, 5, n).astype(float)
+    expected = isotonic_regression(values, sample_weight=weights, y_min=0, y_max=1)
+    np.testing.assert_allclose(increasing_fit(values, weights), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_isotonic_column_is_isotonic_regression_per_row(seed):
+    # Each row of counts is one weighted IsotonicRegression (clipped outside
+    # the fitted range), ties included.
+    rng = np.random.default_rng(seed)
+    n = 120
+    values = np.round(rng.random(n), 1 + seed % 2)
+    outcome = rng.random(n) < values
+    counts = np.r_[np.ones((1, n)), rng.multinomial(n, np.ones(n) / n, size=3)]
+    column = IsotonicColumn(values, outcome, counts)
+    new = np.r_[rng.random(30), -1.0, 2.0]
+    for row, weights in enumerate(counts):
+        keep = weights > 0
+        expected = IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip").fit(
+            values[keep], outcome[keep], sample_weight=weights[keep]
+        )
+        np.testing.assert_allclose(
+            column.predict(new, slice(row, row + 1))[0],
+            expected.predict(new),
+            atol=1e-12,
+        )
+
+
+def test_one_vs_rest_renormalises_and_keeps_rows_calibrated_to_zero():
+    proba = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]] * 10)
+    y_index = np.array([0, 1, 2] * 10)
+    calibrators = OneVsRest(IsotonicColumn, proba, y_index, np.ones((1, 30)))
+    got = calibrators.predict_proba(proba, slice(0, 1))
+    assert got.shape == (1, 30, 3)
+    np.testing.assert_allclose(got.sum(axis=-1), 1.0)
+    np.testing.assert_allclose(got[0, :3], np.eye(3))
+    # A class never seen in the labels: the column calibrates to zero.
+    zero = OneVsRest(IsotonicColumn, proba, np.zeros(30, int), np.ones((1, 30)))
+    np.testing.assert_allclose(zero.predict_proba(proba, slice(0, 1))[0, :, 0], 1.0)
+
+
+def test_top_label_per_class_falls_back_to_the_pooled_fit():
+    rng = np.random.default_rng(0)
+    proba_pred = rng.uniform(0.5, 1.0, 200)
+    pred_index = np.r_[np.zeros(199, int), 1]  # one sample predicted as class 1
+    correct = rng.random(200) < proba_pred
+    top = TopLabelPerClass(proba_pred, pred_index, correct, np.ones((1, 200)))
+    pooled = PlattColumn(proba_pred, correct, np.ones((1, 200)))
+    own = PlattColumn(proba_pred[:199], correct[:199], np.ones((1, 199)))
+    got = top.predict(np.array([0.7, 0.7]), np.array([0, 1]), slice(0, 1))
+    assert got[0, 0] == own.predict(np.array([0.7]), slice(0, 1))[0, 0]
+    assert got[0, 1] == pooled.predict(np.array([0.7]), slice(0, 1))[0, 0]
