@@ -10,7 +10,6 @@ from numbers import Integral
 
 import numpy as np
 
-from .._utils._blockwise import check_probabilities
 from .._utils._draws import (
     _ATC_BLOCK_ELEMENTS,
     _bootstrap_index_counts,
@@ -18,6 +17,7 @@ from .._utils._draws import (
     _check_generator,
 )
 from .._utils._intervals import percentile_interval
+from .._utils._row_blocks import check_probabilities
 from .._utils._sklearn import validate_params
 from .._utils._validation import (
     _as_labels,

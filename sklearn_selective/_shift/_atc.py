@@ -37,36 +37,36 @@ class ATCEstimator(_BaseAccuracyEstimator):
         ``estimate_accuracy(..., return_interval=True)`` gives an interval for
         the target's population accuracy.
 
-        Parameters
-        ----------
-        estimator : estimator instance
-            The classifier, unfitted, or fitted and wrapped in
-            :class:`~sklearn.frozen.FrozenEstimator` (then all of ``fit``'s data
-            is source validation data).
+    Parameters
+    ----------
+    estimator : estimator instance
+        The classifier, unfitted, or fitted and wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator` (then all of ``fit``'s data
+        is source validation data).
 
-        csf : str or callable, default="msp"
-            Any score function of :mod:`sklearn_selective.confidence` (ATC-MC is
-            ``"msp"``, ATC-NE ``"negative_entropy"``). In binary problems every
-            probability-based score gives the same estimate (Theorem 1).
+    csf : str or callable, default="msp"
+        Any score function of :mod:`sklearn_selective.confidence` (ATC-MC is
+        ``"msp"``, ATC-NE ``"negative_entropy"``). In binary problems every
+        probability-based score gives the same estimate (Theorem 1).
 
-        csf_params : dict, default=None
-            Keyword arguments of the score function.
+    csf_params : dict, default=None
+        Keyword arguments of the score function.
 
-        n_resamples : int, default=0
-            Number of bootstrap resamples of the source scores: the estimate is
-            averaged over their thresholds, and they (with as many resamples of
-            the target) give the interval. The averaging itself changes the
-            variance little: in ``benchmarks/bench_atc.py`` (2,000 source
-            samples, 200 resamples) it removed 0-2.5 % of the variance of the
-            estimate for logistic regression and 5-13.5 % for gradient
-            boosting (see the user guide).
+    n_resamples : int, default=0
+        Number of bootstrap resamples of the source scores: the estimate is
+        averaged over their thresholds, and they (with as many resamples of
+        the target) give the interval. The averaging itself changes the
+        variance little: in ``benchmarks/bench_atc.py`` (2,000 source
+        samples, 200 resamples) it removed 0-2.5 % of the variance of the
+        estimate for logistic regression and 5-13.5 % for gradient
+        boosting (see the user guide).
 
-        temperature_scaling : bool, default=False
-            Temperature-scale the classifier before scoring, as Garg et al. do: the
-            classifier is wrapped in
-            ``CalibratedClassifierCV(estimator, method="temperature")``, whose
-            internal cross-validation (or, for a ``FrozenEstimator``, the training
-            part of each split) fits the temperature.
+    temperature_scaling : bool, default=False
+        Temperature-scale the classifier before scoring, as Garg et al. do: the
+        classifier is wrapped in
+        ``CalibratedClassifierCV(estimator, method="temperature")``, whose
+        internal cross-validation (or, for a ``FrozenEstimator``, the training
+        part of each split) fits the temperature.
 
     %(held_out_cv)s
 

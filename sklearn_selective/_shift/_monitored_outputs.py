@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils import column_or_1d
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._costs import check_costs
+from .._utils._cost_matrix import check_costs
 from .._utils._sklearn import num_samples
 from ..confidence import predict_with_confidence
 

@@ -6,7 +6,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import column_or_1d
 
-from .._utils._plain import plain
+from .._utils._json_ready import json_ready as plain
 from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
 from .._utils._validation import check_labels_match_classes

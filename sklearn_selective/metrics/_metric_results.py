@@ -7,6 +7,7 @@ dictionary as JSON text, and ``to_frame()`` gives a :class:`pandas.DataFrame`
 (pandas is optional and imported only there).
 """
 
+import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -330,11 +331,13 @@ class SystemComparisonResult(_ComparisonResult):
     """Result of :func:`compare_systems`.
 
     The attributes of :class:`ConfidenceComparisonResult`, about systems
-    instead of CSFs, where every value of a system is the mean over its runs;
-    and in addition:
+    instead of CSFs, where every value of a system is the mean over its runs,
+    and two more (``n_runs``, ``run_statistic``).
 
     Attributes
     ----------
+    %(comparison_attributes)s
+
     n_runs : dict
         Number of runs (e.g. training seeds) of each system.
 
@@ -348,6 +351,24 @@ class SystemComparisonResult(_ComparisonResult):
 
     def _extra_columns(self, name):
         return {"n_runs": self.n_runs[name]}
+
+
+def _shared_attributes(doc):
+    """The Attributes entries of a comparison result's docstring, dedented."""
+    entries = doc.split("----------\n", 1)[1]
+    entries = textwrap.dedent(entries).strip().replace("CSF", "system")
+    return entries.replace("n_csfs", "n_systems").replace(
+        "``confidences``", "``systems``"
+    )
+
+
+# One description of the attributes the two comparison results share.
+SystemComparisonResult.__doc__ = SystemComparisonResult.__doc__.replace(
+    "%(comparison_attributes)s",
+    textwrap.indent(
+        _shared_attributes(ConfidenceComparisonResult.__doc__), "    "
+    ).lstrip(),
+)
 
 
 @dataclass(frozen=True, eq=False)

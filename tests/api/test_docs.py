@@ -145,11 +145,12 @@ def _documented_attributes(value):
     from numpydoc.docscrape import ClassDoc
 
     return {
-        item.name.split(" ")[0]
+        name.strip()
         for cls in value.__mro__
         if cls.__module__.startswith("sklearn_selective") and cls.__doc__
         for section in ("Attributes", "Parameters")
         for item in ClassDoc(cls)[section]
+        for name in item.name.split(",")  # "start, stop : ndarray"
     }
 
 

@@ -221,6 +221,11 @@ def _as_array(result):
         return np.concatenate(
             [np.atleast_1d(np.asarray(r, dtype=float)) for r in result]
         )
+    if isinstance(result, dict):  # decide's Bunch: its numbers, labels apart
+        return np.concatenate(
+            [np.asarray(v, dtype=float) for k, v in result.items() if k != "y_pred"]
+            + [np.unique(result["y_pred"], return_inverse=True)[1].astype(float)]
+        )
     return np.asarray(result)
 
 

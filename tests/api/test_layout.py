@@ -188,15 +188,12 @@ def test_at_most_six_private_modules_directly_under_the_package():
 def test_no_module_file_name_appears_twice():
     """Two files of one name in two folders are one concept split, or two
     concepts unnamed (STYLE.md, "The house")."""
-    # Two files of other rooms, renamed by their owners (confidence/ holds the
-    # confidence score functions, _shift/ the label-free estimate functions).
-    pending = {"_functions.py"}
     by_name = {}
     for path in MODULES:
         if path.name != "__init__.py":
             by_name.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
     twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
-    assert {name: paths for name, paths in twice.items() if name not in pending} == {}
+    assert twice == {}
 
 
 def test_no_private_names_in_an_all():

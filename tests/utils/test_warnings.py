@@ -24,7 +24,7 @@ def test_a_warning_raised_inside_fit_points_at_the_users_line():
     """Through scikit-learn's fit-context wrapper too."""
     X, y = make_classification(n_samples=300, flip_y=0.3, random_state=0)
     clf = SelectiveClassifier(
-        LogisticRegression(), target_risk=0.001, cv=0.5, refit=False,
+        LogisticRegression(), target_risk=0.02, cv=0.5, refit=False,
         confidence_level=0.9,
     )  # fmt: skip
     with pytest.warns(GuaranteeNotMetWarning) as record:
