@@ -87,7 +87,8 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
       population selective risk of the cascade's answers is at most
       ``target_risk`` and, with ``max_abstention_rate``, the share sent to a
       person is at most that, both at once. Among the certified configurations
-      the most coverage wins, then the least expected cost.
+      the most coverage wins, then the least expected cost (with
+      ``coverage_tolerance``, coverages that close to the most are tied).
 
     When none is set, ``target_coverage=0.9`` is used.
 
@@ -125,6 +126,14 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         answered by stage ``k`` pays stages ``1..k``; a sample sent to a
         person pays all. None: every stage costs 1 (the expected cost is then
         the mean number of model calls).
+
+    coverage_tolerance : float in [0, 1), default=0.0
+        With ``target_risk``: configurations whose validation coverage is
+        within this share (relative) of the most are tied, and the cheapest of
+        them wins. 0 keeps the stated objective, most coverage then least
+        cost; e.g. 0.05 gives up at most 5 % of the coverage to call the
+        expensive stages less. Any certified configuration is covered by the
+        guarantee, so this trades coverage for cost at the same level.
 
     cv : int, cross-validation generator, iterable or float, default=None
         How validation predictions are produced (ignored when every stage is
@@ -258,6 +267,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
         "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
         "stage_costs": ["array-like", None],
+        "coverage_tolerance": [Interval(Real, 0, 1, closed="left")],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "refit": ["boolean"],
         "reject_label": "no_validation",
@@ -275,6 +285,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         confidence_level=None,
         max_abstention_rate=None,
         stage_costs=None,
+        coverage_tolerance=0.0,
         cv=None,
         refit=True,
         reject_label=None,
@@ -288,6 +299,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.confidence_level = confidence_level
         self.max_abstention_rate = max_abstention_rate
         self.stage_costs = stage_costs
+        self.coverage_tolerance = coverage_tolerance
         self.cv = cv
         self.refit = refit
         self.reject_label = reject_label
@@ -347,7 +359,10 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     "target_risk too (e.g. target_risk=0.05)."
                 )
             policy = GuaranteePolicy(
-                self.target_risk, self.confidence_level, self.max_abstention_rate
+                self.target_risk,
+                self.confidence_level,
+                self.max_abstention_rate,
+                self.coverage_tolerance,
             )
             return policy, "guaranteed_risk"
         if self.max_abstention_rate is not None:
@@ -356,7 +371,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "target_risk and confidence_level too."
             )
         if self.target_risk is not None:
-            return RiskPolicy(self.target_risk), "target_risk"
+            return RiskPolicy(self.target_risk, self.coverage_tolerance), "target_risk"
         coverage = 0.9 if self.target_coverage is None else self.target_coverage
         return CoveragePolicy(coverage), "target_coverage"
 
@@ -555,6 +570,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Class index, confidence and stage (``n_stages`` for a person) of
         each sample; each stage predicts only on what reaches it."""
         check_is_fitted(self, "thresholds_")
+        (X,) = indexable(X)
         n_samples = num_samples(X)
         n_stages = len(self.estimators_)
         index = np.zeros(n_samples, dtype=np.intp)

@@ -36,7 +36,10 @@ paths (Bonferroni), and with ``max_abstention_rate`` the level is halved
 between the risk and the cap, whose walk (p-value ``P(Bin(N, 1 - cap) >=
 n)``) runs on each path from full coverage down, also split over the paths.
 A configuration is certified when both of its walks reject; among them the
-most coverage wins, then the least expected cost, then the earlier path.
+most coverage wins (coverages within ``coverage_tolerance``, relative, of the
+most are tied), then the least expected cost, then the earlier path. Any
+certified configuration is covered by the guarantee, so the objective may
+trade coverage for cost without touching the level.
 """
 
 import itertools
@@ -160,15 +163,15 @@ def cascade_paths(confidence, losses, weights, stage_costs, shares=STAGE_SHARES)
     ]
 
 
-def _best(candidates):
-    """Most coverage, then least expected cost, then the first path."""
+def _best(candidates, coverage_tolerance=0.0):
+    """Most coverage, then least expected cost, then the first path: the
+    coverages within ``coverage_tolerance`` (relative) of the most are tied."""
     if not candidates:
         return None
-    scale = max(fit.coverage for fit in candidates)
-    top = [
-        fit for fit in candidates if fit.coverage >= scale * (1 - _RELATIVE_TOLERANCE)
-    ]
-    return min(top, key=lambda fit: fit.expected_cost)
+    most = max(fit.coverage for fit in candidates)
+    floor = most * (1 - max(coverage_tolerance, _RELATIVE_TOLERANCE))
+    top = [fit for fit in candidates if fit.coverage >= floor]
+    return min(top, key=lambda fit: (fit.expected_cost, -fit.coverage))
 
 
 def _abstain(paths, risk_bound=None):
@@ -211,8 +214,9 @@ class RiskPolicy:
     risk is at most the target; most coverage among the paths, then least
     expected cost. Abstains on everything with a warning when no point has."""
 
-    def __init__(self, target_risk):
+    def __init__(self, target_risk, coverage_tolerance=0.0):
         self.target_risk = target_risk
+        self.coverage_tolerance = coverage_tolerance
 
     def select(self, paths):
         candidates = []
@@ -225,7 +229,7 @@ class RiskPolicy:
             )
             if feasible.size:
                 candidates.append(path.fit(int(feasible[-1])))
-        best = _best(candidates)
+        best = _best(candidates, self.coverage_tolerance)
         if best is None:
             warn(
                 f"No configuration of the cascade has a validation selective risk "
@@ -240,10 +244,17 @@ class RiskPolicy:
 class GuaranteePolicy:
     """Learn-then-Test over the paths (see the module docstring)."""
 
-    def __init__(self, target_risk, confidence_level, max_abstention_rate=None):
+    def __init__(
+        self,
+        target_risk,
+        confidence_level,
+        max_abstention_rate=None,
+        coverage_tolerance=0.0,
+    ):
         self.target_risk = target_risk
         self.confidence_level = confidence_level
         self.max_abstention_rate = max_abstention_rate
+        self.coverage_tolerance = coverage_tolerance
 
     def levels(self, n_paths):
         """``(alpha_risk, alpha_cap)`` of each path."""
@@ -286,7 +297,8 @@ class GuaranteePolicy:
         alpha_risk, alpha_cap = self.levels(len(paths))
         self._check_enough_samples(round(paths[0].curve.total_weight), alpha_risk)
         candidates = [self.certify(path, alpha_risk, alpha_cap) for path in paths]
-        best = _best([fit for fit in candidates if fit is not None])
+        certified = [fit for fit in candidates if fit is not None]
+        best = _best(certified, self.coverage_tolerance)
         if best is None:
             cap = (
                 ""
