@@ -731,6 +731,55 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------------------
     # scikit-learn plumbing
     # ----------------------------------------------------------------------------
+    def get_params(self, deep=True):
+        """Get parameters of this estimator, and of each stage by its name.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            If True, also the stages by name and their parameters as
+            ``<name>__<parameter>``.
+
+        Returns
+        -------
+        params : dict
+            Parameter names mapped to their values.
+        """
+        params = super().get_params(deep=False)
+        if not deep:
+            return params
+        for name, estimator in self.estimators:
+            params[name] = estimator
+            if hasattr(estimator, "get_params"):
+                for key, value in estimator.get_params(deep=True).items():
+                    params[f"{name}__{key}"] = value
+        return params
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator, and of each stage by its name.
+
+        Parameters
+        ----------
+        **params : dict
+            Parameters of the cascade, a stage by its name (replacing it), or a
+            stage's parameter as ``<name>__<parameter>``.
+
+        Returns
+        -------
+        self : SelectiveCascade
+            This estimator.
+        """
+        if "estimators" in params:
+            self.estimators = params.pop("estimators")
+        names = [name for name, _ in self.estimators]
+        replaced = {name: params.pop(name) for name in names if name in params}
+        if replaced:
+            self.estimators = [
+                (name, replaced.get(name, estimator))
+                for name, estimator in self.estimators
+            ]
+        return super().set_params(**params)
+
     @property
     def n_features_in_(self):
         """Number of features seen during fit (the first stage's)."""

@@ -104,12 +104,19 @@ class CascadePath(NamedTuple):
         )
 
 
-def _share_threshold(confidence, share):
-    """The confidence of rank ``ceil(share * m)`` (``inf`` for share 0)."""
-    rank = math.ceil(share * confidence.shape[0])
-    if rank == 0:
+def _share_threshold(confidence, weights, share):
+    """The highest confidence at which the samples at or above it weigh at
+    least ``share`` of the total (``inf`` for share 0): with unit weights, the
+    confidence of rank ``ceil(share * m)``."""
+    positive = weights > 0
+    confidence, weights = confidence[positive], weights[positive]
+    if share == 0 or confidence.shape[0] == 0:
         return math.inf
-    return float(np.partition(-confidence, rank - 1)[rank - 1] * -1)
+    order = np.argsort(-confidence, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    goal = share * cumulative[-1] * (1 - _RELATIVE_TOLERANCE)
+    rank = min(int(np.searchsorted(cumulative, goal)), confidence.shape[0] - 1)
+    return float(confidence[order[rank]])
 
 
 def _path(confidence, losses, weights, cumulative_cost, shares):
@@ -119,7 +126,7 @@ def _path(confidence, losses, weights, cumulative_cost, shares):
     earlier, earlier_weight = [], []
     answered_loss, paid = 0.0, 0.0
     for stage, share in enumerate(shares):
-        threshold = _share_threshold(confidence[reach, stage], share)
+        threshold = _share_threshold(confidence[reach, stage], weights[reach], share)
         accept = reach & (confidence[:, stage] >= threshold)
         earlier.append(threshold)
         earlier_weight.append(float(weights[accept].sum()))
