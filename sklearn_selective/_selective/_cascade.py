@@ -748,7 +748,7 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         params = super().get_params(deep=False)
         if not deep:
             return params
-        for name, estimator in self.estimators:
+        for name, estimator in _named(self.estimators):
             params[name] = estimator
             if hasattr(estimator, "get_params"):
                 for key, value in estimator.get_params(deep=True).items():
@@ -771,12 +771,11 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         if "estimators" in params:
             self.estimators = params.pop("estimators")
-        names = [name for name, _ in self.estimators]
-        replaced = {name: params.pop(name) for name in names if name in params}
+        stages = _named(self.estimators)
+        replaced = {name: params.pop(name) for name, _ in stages if name in params}
         if replaced:
             self.estimators = [
-                (name, replaced.get(name, estimator))
-                for name, estimator in self.estimators
+                (name, replaced.get(name, estimator)) for name, estimator in stages
             ]
         return super().set_params(**params)
 
@@ -810,6 +809,18 @@ class SelectiveCascade(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             splitter=splitter,
             method_mapping=MethodMapping().add(caller="fit", callee="split"),
         )
+
+
+def _named(estimators):
+    """The ``(name, estimator)`` pairs of ``estimators`` (none while it is not
+    a list of them: ``fit`` says what is wrong)."""
+    if not isinstance(estimators, list):
+        return []
+    return [
+        stage
+        for stage in estimators
+        if isinstance(stage, tuple) and len(stage) == 2 and isinstance(stage[0], str)
+    ]
 
 
 def _accepts_sample_weight(estimator):
