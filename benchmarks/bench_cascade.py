@@ -197,7 +197,7 @@ def bench_time(n, repeat):
     policy = GuaranteePolicy(0.05, 0.9, 0.5)
 
     def fit():
-        return policy.select(cascade_paths(confidence, losses, weights, [1.0, 5.0]))
+        return policy.select(cascade_paths(confidence, losses, weights, [1.0, 5.0]))[0]
 
     stages = _stages()
     estimator = SelectiveCascade(stages, target_risk=0.05, confidence_level=0.9)

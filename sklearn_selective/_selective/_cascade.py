@@ -176,6 +176,16 @@ class SelectiveCascade(
     policy_ : str
         ``"target_coverage"``, ``"target_risk"`` or ``"guaranteed_risk"``.
 
+    paths_ : :class:`~sklearn.utils.Bunch`
+        For audit, the configuration each label-free path offers under the
+        policy (the one chosen is the best of them): ``"thresholds"`` of shape
+        ``(n_paths, n_stages)``, ``"stage_share"`` of shape ``(n_paths,
+        n_stages + 1)``, and ``"coverage"``, ``"risk"``, ``"risk_bound"`` and
+        ``"expected_cost"`` of shape ``(n_paths,)``; ``nan`` where a path
+        certifies (or, for ``target_risk``, reaches) nothing. Pass it to
+        ``pandas.DataFrame`` after splitting the 2-D columns, or plot
+        ``coverage`` against ``expected_cost``.
+
     n_features_in_ : int
         Number of features seen during fit (the first stage's).
 
@@ -392,7 +402,8 @@ class SelectiveCascade(
         paths = cascade_paths(
             np.column_stack(confidences), losses, sample_weights, costs
         )
-        chosen = policy.select(paths)
+        chosen, path_fits = policy.select(paths)
+        self.paths_ = _paths_table(path_fits, len(estimators))
         self.thresholds_ = chosen.thresholds
         self.coverage_, self.risk_ = chosen.coverage, chosen.risk
         self.risk_bound_ = chosen.risk_bound
@@ -574,3 +585,23 @@ class SelectiveCascade(
         if answered.sum() <= 0:
             return 0.0
         return float(answered @ (decision.y_pred == y) / answered.sum())
+
+
+def _paths_table(path_fits, n_stages):
+    """The ``paths_`` table: one row per path, nan where it offers nothing."""
+    nothing = np.full(n_stages, np.nan)
+    rows = [
+        fit
+        if fit is not None
+        else (nothing, np.nan, np.nan, np.nan, np.nan, np.full(n_stages + 1, np.nan))
+        for fit in path_fits
+    ]
+    thresholds, coverage, risk, bound, cost, share = zip(*rows, strict=True)
+    return Bunch(
+        thresholds=np.vstack(thresholds),
+        stage_share=np.vstack(share),
+        coverage=np.array(coverage, dtype=np.float64),
+        risk=np.array(risk, dtype=np.float64),
+        risk_bound=np.array([np.nan if b is None else b for b in bound]),
+        expected_cost=np.array(cost, dtype=np.float64),
+    )

@@ -192,7 +192,10 @@ def _abstain(paths, risk_bound=None):
 
 
 class CoveragePolicy:
-    """Empirical: on each path the first point whose validation coverage
+    """Each policy's ``select(paths)`` returns the chosen :class:`CascadeFit`
+    and the fit of each path under the policy (None where a path has none).
+
+    Empirical: on each path the first point whose validation coverage
     reaches the target; the least validation risk among the paths, then the
     least expected cost."""
 
@@ -206,10 +209,11 @@ class CoveragePolicy:
             reached = coverage >= self.target_coverage * (1 - _RELATIVE_TOLERANCE)
             fits.append(path.fit(int(np.argmax(reached))))
         least = min(_risk_or_zero(fit) for fit in fits)
-        return min(
+        best = min(
             (fit for fit in fits if _risk_or_zero(fit) <= least * (1 + 1e-12)),
             key=lambda fit: fit.expected_cost,
         )
+        return best, fits
 
 
 def _risk_or_zero(fit):
@@ -234,9 +238,10 @@ class RiskPolicy:
             feasible = np.flatnonzero(
                 risk <= self.target_risk * (1 + _RELATIVE_TOLERANCE)
             )
-            if feasible.size:
-                candidates.append(path.fit(int(feasible[-1])))
-        best = _best(candidates, self.coverage_tolerance)
+            candidates.append(path.fit(int(feasible[-1])) if feasible.size else None)
+        best = _best(
+            [fit for fit in candidates if fit is not None], self.coverage_tolerance
+        )
         if best is None:
             warn(
                 f"No configuration of the cascade has a validation selective risk "
@@ -244,8 +249,8 @@ class RiskPolicy:
                 "(thresholds_ = inf).",
                 GuaranteeNotMetWarning,
             )
-            return _abstain(paths)
-        return best
+            return _abstain(paths), candidates
+        return best, candidates
 
 
 class GuaranteePolicy:
@@ -321,5 +326,5 @@ class GuaranteePolicy:
                 "one. The cascade abstains on every sample (thresholds_ = inf).",
                 GuaranteeNotMetWarning,
             )
-            return _abstain(paths, risk_bound=math.nan)
-        return best
+            return _abstain(paths, risk_bound=math.nan), candidates
+        return best, candidates

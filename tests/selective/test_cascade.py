@@ -72,6 +72,13 @@ def test_fitted_numbers_agree(fitted):
         share[0] * 1.0 + (share[1] + share[2]) * 11.0
     )
     assert fitted.risk_bound_ is None
+    # The chosen configuration is one of the paths' offers.
+    paths = fitted.paths_
+    assert paths.thresholds.shape == (5, 2) and paths.stage_share.shape == (5, 3)
+    row = np.flatnonzero((paths.thresholds == fitted.thresholds_).all(axis=1))
+    assert row.size >= 1
+    assert paths.coverage[row[0]] == fitted.coverage_
+    assert paths.expected_cost[row[0]] == fitted.expected_cost_
     assert fitted.policy_ == "target_coverage"
     assert fitted.n_features_in_ == 10
     assert set(fitted.named_estimators_) == {"nb", "lr"}
@@ -132,6 +139,9 @@ def test_guarantee_with_frozen_stages(data):
     assert cascade.policy_ == "guaranteed_risk"
     assert cascade.risk_ <= cascade.risk_bound_ <= 0.2
     assert cascade.coverage_ > 0.5
+    offered = ~np.isnan(cascade.paths_.coverage)
+    assert cascade.coverage_ == cascade.paths_.coverage[offered].max()
+    assert (cascade.paths_.risk_bound[offered] <= 0.2).all()
     accepted = cascade.predict_accept(X_test)
     assert np.mean(cascade.predict(X_test)[accepted] != y_test[accepted]) < 0.22
 

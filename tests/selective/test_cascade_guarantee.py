@@ -93,7 +93,7 @@ def test_three_stages_give_a_path_per_combination():
     s, losses = _draw(rng, 300, (0.6, 0.4, 0.2))
     paths = cascade_paths(s, losses, np.ones(300), [1.0, 2.0, 3.0])
     assert len(paths) == len(STAGE_SHARES) ** 2
-    fit = CoveragePolicy(0.9).select(paths)
+    fit = CoveragePolicy(0.9).select(paths)[0]
     assert fit.thresholds.shape == (3,) and fit.stage_share.shape == (4,)
     assert fit.coverage >= 0.9
 
@@ -122,16 +122,16 @@ def test_the_objective_most_coverage_then_least_cost():
     s, losses = _draw(rng, 3000, (0.2, 0.1))
     paths = cascade_paths(s, losses, np.ones(3000), [1.0, 10.0])
     fits = [GuaranteePolicy(0.05, 0.9).certify(p, 0.1 / 5, None) for p in paths]
-    chosen = GuaranteePolicy(0.05, 0.9).select(paths)
+    chosen = GuaranteePolicy(0.05, 0.9).select(paths)[0]
     most = max(f.coverage for f in fits if f is not None)
     assert chosen.coverage == most
-    tolerant = GuaranteePolicy(0.05, 0.9, coverage_tolerance=0.2).select(paths)
+    tolerant = GuaranteePolicy(0.05, 0.9, coverage_tolerance=0.2).select(paths)[0]
     assert tolerant.coverage >= 0.8 * most
     assert tolerant.expected_cost <= chosen.expected_cost
     assert tolerant.expected_cost == min(
         f.expected_cost for f in fits if f is not None and f.coverage >= 0.8 * most
     )
-    empirical = RiskPolicy(0.05).select(paths)
+    empirical = RiskPolicy(0.05).select(paths)[0]
     assert empirical.risk <= 0.05
 
 
@@ -140,7 +140,7 @@ def test_nothing_certified_warns_and_abstains():
     s, losses = _draw(rng, 400, (0.9, 0.9))
     paths = cascade_paths(s, losses, np.ones(400), [1.0, 1.0])
     with pytest.warns(GuaranteeNotMetWarning, match="5 paths"):
-        fit = GuaranteePolicy(0.01, 0.9).select(paths)
+        fit = GuaranteePolicy(0.01, 0.9).select(paths)[0]
     assert np.isinf(fit.thresholds).all() and fit.coverage == 0.0
     assert fit.stage_share[-1] == 1.0 and fit.expected_cost == 2.0
 
@@ -153,7 +153,7 @@ def _violation_rate(n, scales, target, level, cap, repeats, seed):
         s, losses = _draw(rng, n, scales)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GuaranteeNotMetWarning)
-            fit = policy.select(cascade_paths(s, losses, np.ones(n), [1.0, 1.0]))
+            fit, _ = policy.select(cascade_paths(s, losses, np.ones(n), [1.0, 1.0]))
         if np.isinf(fit.thresholds).all():
             continue  # abstaining on everything claims nothing
         coverage, risk = _population(fit.thresholds, scales)
