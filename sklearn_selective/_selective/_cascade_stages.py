@@ -117,8 +117,9 @@ class CascadeStagesMixin:
         )
 
     def _fit_stage(self, estimator, inference, X, y, splits, fit_params):
-        """The deployed stage, its inference and its held-out predictions and
-        confidences on the samples of ``indices`` (in the splits' order)."""
+        """The deployed stage, its inference, and its held-out predictions and
+        confidences: on the test samples of ``splits`` in their order, or on
+        all of ``X`` when there is no split (every stage frozen)."""
         if isinstance(estimator, FrozenEstimator):
             if splits is None:
                 y_pred, confidence = inference(estimator, X)[:2]
