@@ -1,0 +1,231 @@
+"""SelectiveCascade's guarantee: validity, power and cost, in simulation.
+
+A population whose risk at every threshold of every stage is known. Two
+stages, a cheap one and a strong one, each with a confidence ``s_k`` uniform
+on [0, 1], independent of each other (the stages are confident on different
+samples), and wrong with probability ``a_k (1 - s_k)**2`` independently given
+the confidences. Stage ``k`` predicts with MSP ``0.5 + s_k / 2``. Answering by
+stage 1 when ``s_1 >= t_1`` and else by stage 2 when ``s_2 >= t_2`` gives
+
+- coverage ``(1 - t_1) + t_1 (1 - t_2)``;
+- errors ``a_1 (1 - t_1)**3 / 3 + t_1 a_2 (1 - t_2)**3 / 3`` (share of all
+  samples), so the selective risk is their ratio;
+- strong-model calls ``t_1`` (share of samples that reach stage 2).
+
+Each cell draws ``--repeats`` validation sets, fits the cascade (both stages
+``FrozenEstimator``) and the strong model alone (``SelectiveClassifier``) under
+the same guarantee (the cascade also with ``coverage_tolerance``: the
+cheapest certified configuration within that share of the most coverage),
+and reports
+
+- ``violations``: the rate at which a certified constraint (risk, and the
+  share sent to a person with a cap) fails on the population, with its
+  Monte-Carlo s.e. (nominal: at most ``1 - confidence_level`` + 2 s.e.);
+  abstaining on everything, with its warning, certifies nothing;
+- ``coverage``: mean population coverage, and its ratio to the strong
+  model's alone;
+- ``strong calls``: mean population share of samples the strong model sees;
+- ``abstain``: the rate of fits that certify nothing.
+
+Then the time to fit the thresholds on 1e5 validation samples beyond the
+models' predictions (the paths and the certification).
+
+Run: ``python benchmarks/bench_cascade.py [--repeats 500]``
+"""
+
+import argparse
+import warnings
+
+import numpy as np
+from _measure import best_cpu_time, best_time
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.frozen import FrozenEstimator
+
+from sklearn_selective import SelectiveClassifier
+from sklearn_selective._selective._cascade import SelectiveCascade
+from sklearn_selective._selective._cascade_guarantee import (
+    GuaranteePolicy,
+    cascade_paths,
+)
+from sklearn_selective.exceptions import GuaranteeNotMetWarning
+
+
+class _StageModel(ClassifierMixin, BaseEstimator):
+    """Reads its prediction from column ``2 * stage`` of X and its confidence
+    ``s`` from the next column: MSP ``0.5 + s / 2``."""
+
+    def __init__(self, stage=0):
+        self.stage = stage
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict(self, X):
+        return X[:, 2 * self.stage].astype(int)
+
+    def predict_proba(self, X):
+        predicted, s = X[:, 2 * self.stage].astype(int), X[:, 2 * self.stage + 1]
+        proba = np.empty((X.shape[0], 2))
+        proba[np.arange(X.shape[0]), predicted] = 0.5 + s / 2
+        proba[np.arange(X.shape[0]), 1 - predicted] = 0.5 - s / 2
+        return proba
+
+
+def _stages():
+    return [
+        (name, FrozenEstimator(_StageModel(stage).fit(None, None)))
+        for stage, name in enumerate(("cheap", "strong"))
+    ]
+
+
+def draw(rng, n, scales):
+    """``n`` samples: columns (prediction, s) of each stage, and the labels."""
+    y = rng.integers(0, 2, n)
+    columns = []
+    for scale in scales:
+        s = rng.random(n)
+        wrong = rng.random(n) < scale * (1 - s) ** 2
+        columns += [np.where(wrong, 1 - y, y), s]
+    return np.column_stack(columns), y
+
+
+def population(thresholds, scales):
+    """Population ``(coverage, risk, strong calls)`` of the cascade at MSP
+    ``thresholds`` (``inf``: the stage passes everything on)."""
+    t1, t2 = np.clip(2 * (np.asarray(thresholds, dtype=float) - 0.5), 0, 1)
+    a1, a2 = scales
+    coverage = (1 - t1) + t1 * (1 - t2)
+    errors = a1 * (1 - t1) ** 3 / 3 + t1 * a2 * (1 - t2) ** 3 / 3
+    risk = errors / coverage if coverage > 0 else 0.0
+    return coverage, risk, t1
+
+
+def _violated(coverage, risk, target, cap, certified):
+    if not certified:
+        return False
+    return risk > target or (cap is not None and 1 - coverage > cap)
+
+
+def _fit(n, X, y, guarantee, tolerance):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GuaranteeNotMetWarning)
+        warnings.simplefilter("ignore", UserWarning)  # the classifier's, alike
+        if tolerance is None:
+            return SelectiveClassifier(_stages()[1][1], **guarantee).fit(X, y)
+        return SelectiveCascade(
+            _stages(), coverage_tolerance=tolerance, **guarantee
+        ).fit(X, y)
+
+
+def cell(n, scales, target, level, cap, repeats, seed, tolerances):
+    """Per repetition: violation, population coverage and strong-model calls of
+    the cascade (``coverage_tolerance`` 0 and each of ``tolerances``) and of
+    the strong model alone (calls 1), and whether each certified nothing."""
+    rng = np.random.default_rng(seed)
+    guarantee = {
+        "target_risk": target,
+        "confidence_level": level,
+        "max_abstention_rate": cap,
+    }
+    rows = []
+    for _ in range(repeats):
+        X, y = draw(rng, n, scales)
+        row = []
+        for tol in (0.0, *tolerances, None):
+            model = _fit(n, X, y, guarantee, tol)
+            thresholds = (
+                [np.inf, model.threshold_] if tol is None else model.thresholds_
+            )
+            certified = bool(np.isfinite(thresholds).any())
+            coverage, risk, calls = population(thresholds, scales)
+            bad = _violated(coverage, risk, target, cap, certified)
+            row += [bad, coverage, calls if certified else 1.0, not certified]
+        rows.append(row)
+    return np.array(rows, dtype=float).reshape(repeats, len(tolerances) + 2, 4)
+
+
+def _rate(hits):
+    rate = float(np.mean(hits))
+    return f"{rate:.3f} ± {np.sqrt(rate * (1 - rate) / len(hits)):.3f}"
+
+
+SETTINGS = (
+    ("a=(0.2, 0.1), risk 0.05, 90%", (0.2, 0.1), 0.05, 0.90, None),
+    ("a=(0.3, 0.15), risk 0.05, 90%", (0.3, 0.15), 0.05, 0.90, None),
+    ("a=(0.6, 0.3), risk 0.05, 95%, cap 0.5", (0.6, 0.3), 0.05, 0.95, 0.5),
+    ("a=(0.3, 0.15), risk 0.02, 90%", (0.3, 0.15), 0.02, 0.90, None),
+)
+
+
+def bench(repeats, sizes, tolerances):
+    print(__doc__.split("\n\n")[1])
+    print(
+        "\n'cascade tol t': coverage_tolerance=t. Violation rates with their "
+        "Monte-Carlo s.e.; coverage and strong calls are population means."
+    )
+    names = ("cascade", *(f"cascade tol {t:g}" for t in tolerances), "strong alone")
+    print(
+        f"\n{'setting':>38} {'n':>5} {'model':>16} {'violations':>13} "
+        f"{'coverage':>8} {'vs alone':>8} {'strong calls':>12} {'abstain':>13}"
+    )
+    seed = 0
+    for name, scales, target, level, cap in SETTINGS:
+        for n in sizes:
+            seed += 1
+            rows = cell(n, scales, target, level, cap, repeats, seed, tolerances)
+            alone = max(rows[:, -1, 1].mean(), 1e-12)
+            for i, model in enumerate(names):
+                bad, coverage, calls, nothing = rows[:, i].T
+                print(
+                    f"{name:>38} {n:>5} {model:>16} {_rate(bad):>13} "
+                    f"{coverage.mean():>8.3f} {coverage.mean() / alone:>8.3f} "
+                    f"{calls.mean():>12.3f} {_rate(nothing):>13}"
+                )
+
+
+def bench_time(n, repeat):
+    """Fit of the thresholds on ``n`` validation samples, from the stages'
+    confidences and losses (what remains beyond the models' predictions):
+    wall time and CPU time of this thread (which leaves out the waits for a
+    core on a shared machine)."""
+    rng = np.random.default_rng(0)
+    X, y = draw(rng, n, (0.6, 0.3))
+    confidence = 0.5 + X[:, [1, 3]] / 2
+    losses = (X[:, [0, 2]] != y[:, None]).astype(float)
+    weights = np.ones(n)
+    policy = GuaranteePolicy(0.05, 0.9, 0.5)
+
+    def fit():
+        return policy.select(cascade_paths(confidence, losses, weights, [1.0, 5.0]))[0]
+
+    stages = _stages()
+    estimator = SelectiveCascade(stages, target_risk=0.05, confidence_level=0.9)
+
+    def predictions():
+        return [model.predict_proba(X) for _, model in stages]
+
+    print(f"\nFit on {n:.0e} validation samples, 2 stages (5 paths), seconds:")
+    for name, func in (
+        ("thresholds (paths and certification)", fit),
+        ("SelectiveCascade.fit", lambda: estimator.fit(X, y)),
+        ("of which the models' predictions", predictions),
+    ):
+        wall, cpu = best_time(func, repeat), best_cpu_time(func, repeat)
+        print(f"{name:>38}: wall {wall:.3f}, CPU {cpu:.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=300)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[300, 1000])
+    parser.add_argument("--tolerances", type=float, nargs="*", default=[0.05, 0.1])
+    parser.add_argument("--time-n", type=float, default=1e5)
+    parser.add_argument("--time-repeat", type=int, default=3)
+    args = parser.parse_args()
+    bench(args.repeats, args.sizes, args.tolerances)
+    bench_time(int(args.time_n), args.time_repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,607 @@
+"""SelectiveCascade: a cheap model first, a stronger one next, a person last."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils import Bunch, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, indexable
+
+# The primitives shared with SelectiveClassifier, in one place.
+from .._utils._sklearn import (
+    Interval,
+    RealNotInt,
+    fit_context,
+    num_samples,
+    safe_indexing,
+)
+from .._utils._validation import (
+    _check_scaled_sample_weight,
+    check_labels_match_classes,
+)
+from ..confidence import predict_with_confidence
+from ..confidence._feature_space import held_out_inference
+from ._cascade_guarantee import (
+    CoveragePolicy,
+    GuaranteePolicy,
+    RiskPolicy,
+    cascade_paths,
+)
+from ._cascade_stages import PERSON, CascadeStagesMixin, check_stage_costs
+from ._decisions import check_reject_label, class_index, labels_or_reject
+
+
+class SelectiveCascade(
+    CascadeStagesMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+):
+    """Cascade of classifiers that answers by the first confident stage and
+    sends the rest to a person.
+
+    The stages run from the cheapest to the most expensive. A sample is
+    answered by the first stage whose confidence reaches that stage's
+    threshold (``>= thresholds_[k]``); a sample no stage accepts is abstained
+    on, i.e. sent to a person. Each stage's held-out predictions and
+    confidences are collected as :class:`SelectiveClassifier` collects them
+    (out-of-fold over ``cv``, or all of ``fit``'s data for a
+    :class:`~sklearn.frozen.FrozenEstimator`), and the thresholds are fitted
+    together on them, along label-free paths of threshold vectors (each path
+    fixes the share the earlier stages answer and runs the last stage's
+    threshold down), by exactly one policy:
+
+    - ``target_coverage``: on each path the first point whose validation
+      coverage reaches the target; the path of least validation risk, then
+      least expected cost;
+    - ``target_risk`` (without ``confidence_level``): the most validation
+      coverage whose empirical selective risk is at most the target, then
+      the least expected cost;
+    - ``target_risk`` with ``confidence_level``: a guarantee. With
+      probability at least ``confidence_level`` over the validation draw, the
+      population selective risk of the cascade's answers is at most
+      ``target_risk`` and, with ``max_abstention_rate``, the share sent to a
+      person is at most that, both at once. Among the certified configurations
+      the most coverage wins, then the least expected cost (with
+      ``coverage_tolerance``, coverages that close to the most are tied).
+
+    When none is set, ``target_coverage=0.9`` is used.
+
+    Read more in the :ref:`cascades_guide`.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator) tuples
+        The stages, from the cheapest to the most expensive: each a name and a
+        classifier (or :class:`~sklearn.pipeline.Pipeline`), unfitted, or fitted
+        and wrapped in :class:`~sklearn.frozen.FrozenEstimator`. Names are
+        unique and not ``"person"``. Every stage must know the same classes.
+
+    csf : str, callable or list, default="msp"
+        Confidence score function of every stage (a name from
+        :func:`~sklearn_selective.confidence.get_confidence_function_names` or
+        a callable), or a list of one per stage.
+
+    target_coverage : float in (0, 1], default=None
+        Target share of samples answered by some stage.
+
+    target_risk : float in [0, 1), default=None
+        Target selective risk of the cascade's answers.
+
+    confidence_level : float in (0, 1), default=None
+        With ``target_risk``: the guarantee's level (see above and the Notes).
+
+    max_abstention_rate : float in (0, 1), default=None
+        With ``target_risk`` and ``confidence_level``: the review capacity, the
+        largest share of samples sent to a person (certified with the risk; the
+        level is halved between the two).
+
+    stage_costs : array-like of shape (n_stages,), default=None
+        Cost of one call of each stage (seconds, money, ...). A sample
+        answered by stage ``k`` pays stages ``1..k``; a sample sent to a
+        person pays all. None: every stage costs 1 (the expected cost is then
+        the mean number of model calls).
+
+    coverage_tolerance : float in [0, 1), default=0.0
+        With ``target_risk``: configurations whose validation coverage is
+        within this share (relative) of the most are tied, and the cheapest of
+        them wins. 0 keeps the stated objective, most coverage then least
+        cost; e.g. 0.05 gives up at most 5 % of the coverage to call the
+        expensive stages less. Any certified configuration is covered by the
+        guarantee, so this trades coverage for cost at the same level.
+
+    cv : int, cross-validation generator, iterable or float, default=None
+        How validation predictions are produced (ignored when every stage is
+        a ``FrozenEstimator``): None for 5-fold stratified cross-validation,
+        an int for that many folds, a float in (0, 1) for one stratified split
+        holding out that fraction, or a splitter. Every stage is validated on
+        the same splits.
+
+    refit : bool, default=True
+        Whether to refit every unfrozen stage on all the data once the
+        thresholds are fitted. ``refit=False`` keeps the models of a single
+        split (required for a guarantee).
+
+    reject_label : object, default=None
+        If set, :meth:`predict` returns this label for samples sent to a
+        person (it must have the classes' type and be no class), and
+        :meth:`predict_stage` names the person by it. Otherwise
+        :meth:`predict` returns the last stage's prediction for them and
+        :meth:`predict_stage` names the person ``"person"``.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the split when ``cv`` is a float.
+
+    n_jobs : int, default=None
+        Number of jobs fitting the cross-validation folds in parallel.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted stages, in order.
+
+    named_estimators_ : :class:`~sklearn.utils.Bunch`
+        The fitted stages by name.
+
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    csfs_ : list
+        The CSF of each deployed stage.
+
+    thresholds_ : ndarray of shape (n_stages,)
+        Stage ``k`` answers a sample that reaches it iff its confidence is
+        ``>= thresholds_[k]``; ``inf`` for a stage that passes everything on
+        (all ``inf`` when the cascade abstains on everything).
+
+    stage_share_ : ndarray of shape (n_stages + 1,)
+        Share of the validation samples answered by each stage, and last the
+        share sent to a person.
+
+    coverage_ : float
+        Share of the validation samples answered by some stage.
+
+    risk_ : float
+        Validation selective risk (0/1 error of the answers; ``nan`` when
+        nothing is answered).
+
+    risk_bound_ : float or None
+        With ``confidence_level``: the Clopper-Pearson upper bound on the
+        selective risk at the level of the walk that certified it (at most
+        ``target_risk``; ``nan`` when nothing is certified). None otherwise.
+
+    expected_cost_ : float
+        Mean over the validation samples of ``stage_costs`` summed over the
+        stages each sample passes through.
+
+    policy_ : str
+        ``"target_coverage"``, ``"target_risk"`` or ``"guaranteed_risk"``.
+
+    paths_ : :class:`~sklearn.utils.Bunch`
+        For audit, the configuration each label-free path offers under the
+        policy (the one chosen is the best of them): ``"thresholds"`` of shape
+        ``(n_paths, n_stages)``, ``"stage_share"`` of shape ``(n_paths,
+        n_stages + 1)``, and ``"coverage"``, ``"risk"``, ``"risk_bound"`` and
+        ``"expected_cost"`` of shape ``(n_paths,)``; ``nan`` where a path
+        certifies (or, for ``target_risk``, reaches) nothing. Pass it to
+        ``pandas.DataFrame`` after splitting the 2-D columns, or plot
+        ``coverage`` against ``expected_cost``.
+
+    n_features_in_ : int
+        Number of features seen during fit (the first stage's).
+
+    See Also
+    --------
+    SelectiveClassifier : One model and a person, with the same policies.
+    sklearn.ensemble.StackingClassifier : Combines every model on every sample.
+
+    Notes
+    -----
+    **When the guarantee holds.** It certifies the deployed models on data
+    drawn from the validation distribution, so ``confidence_level`` needs
+    the certified models to be the deployed ones: every stage a
+    ``FrozenEstimator`` with held-out data passed to ``fit``, or a single
+    split (``cv`` a float) with ``refit=False``. Sample weights are not
+    supported with it (the binomial counts samples).
+
+    **Why it holds although a stage sees only what the earlier stages pass
+    on.** At each configuration the p-value ``P(Bin(n, target_risk) <= k)``
+    (``n`` answered validation samples, ``k`` wrong) is of the whole cascade's
+    answered set, a function of the inputs alone; given ``n`` those samples
+    are i.i.d. draws of the answered population, so no stage's calibration
+    after the earlier stages' selection is needed. The configurations lie on
+    ``5 ** (n_stages - 1)`` label-free paths; along each, the fixed-sequence
+    walks of :class:`SelectiveClassifier` run from label-free starts, the
+    level split over the paths, and with ``max_abstention_rate`` halved
+    between the risk and the cap (Bonferroni). The user guide writes the
+    proof and ``benchmarks/bench_cascade.py`` measures it.
+
+    References
+    ----------
+    Jung, Brahman and Choi. "Trust or Escalate: LLM Judges with Provable
+    Guarantees for Human Agreement." ICLR 2025.
+    Angelopoulos, Bates, Candès, Jordan and Lei. "Learn then Test: Calibrating
+    Predictive Algorithms to Achieve Risk Control." arXiv:2110.01052, 2021.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_selective._selective._cascade import SelectiveCascade
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> strong = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> cascade = SelectiveCascade(
+    ...     [("cheap", GaussianNB()), ("strong", strong)],
+    ...     target_coverage=0.9, random_state=0,
+    ... ).fit(X[:400], y[:400])
+    >>> round(cascade.coverage_, 2)
+    0.9
+    >>> stage = cascade.predict_stage(X[400:])
+    >>> sorted(set(stage.tolist()))
+    ['cheap', 'person', 'strong']
+    """
+
+    _parameter_constraints: dict = {
+        "estimators": [list],
+        "csf": [str, callable, list],
+        "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
+        "target_risk": [Interval(Real, 0, 1, closed="left"), None],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
+        "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
+        "stage_costs": ["array-like", None],
+        "coverage_tolerance": [Interval(Real, 0, 1, closed="left")],
+        "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "refit": ["boolean"],
+        "reject_label": "no_validation",
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        estimators,
+        *,
+        csf="msp",
+        target_coverage=None,
+        target_risk=None,
+        confidence_level=None,
+        max_abstention_rate=None,
+        stage_costs=None,
+        coverage_tolerance=0.0,
+        cv=None,
+        refit=True,
+        reject_label=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.estimators = estimators
+        self.csf = csf
+        self.target_coverage = target_coverage
+        self.target_risk = target_risk
+        self.confidence_level = confidence_level
+        self.max_abstention_rate = max_abstention_rate
+        self.stage_costs = stage_costs
+        self.coverage_tolerance = coverage_tolerance
+        self.cv = cv
+        self.refit = refit
+        self.reject_label = reject_label
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ----------------------------------------------------------------------------
+    # Parameters
+    # ----------------------------------------------------------------------------
+    def _policy(self):
+        """The policy object and its name (resolved once)."""
+        if self.target_coverage is not None and self.target_risk is not None:
+            raise ValueError(
+                "Set at most one of target_coverage and target_risk; got both."
+            )
+        if self.confidence_level is not None:
+            if self.target_risk is None:
+                raise ValueError(
+                    "confidence_level is the level of a risk guarantee: set "
+                    "target_risk too (e.g. target_risk=0.05)."
+                )
+            policy = GuaranteePolicy(
+                self.target_risk,
+                self.confidence_level,
+                self.max_abstention_rate,
+                self.coverage_tolerance,
+            )
+            return policy, "guaranteed_risk"
+        if self.max_abstention_rate is not None:
+            raise ValueError(
+                "max_abstention_rate is certified with the risk guarantee: set "
+                "target_risk and confidence_level too."
+            )
+        if self.target_risk is not None:
+            return RiskPolicy(self.target_risk, self.coverage_tolerance), "target_risk"
+        coverage = 0.9 if self.target_coverage is None else self.target_coverage
+        return CoveragePolicy(coverage), "target_coverage"
+
+    # ----------------------------------------------------------------------------
+    # Fit
+    # ----------------------------------------------------------------------------
+    @fit_context(prefer_skip_nested_validation=False)  # stages not validated
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the stages and the thresholds.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (all validation data when every stage is a
+            ``FrozenEstimator``).
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, passed to each stage's ``fit`` that accepts them
+            (or routed, with metadata routing enabled) and used by the
+            empirical policies; not supported with ``confidence_level``.
+
+        **fit_params : dict
+            Parameters routed to the stages' ``fit`` (metadata routing only).
+
+        Returns
+        -------
+        self : object
+            The fitted cascade.
+        """
+        check_classification_targets(y)
+        X, y = indexable(X, y)
+        y = column_or_1d(y, warn=True)
+        names, estimators = self._stages()
+        csfs = self._csfs(len(estimators))
+        costs = check_stage_costs(self.stage_costs, len(estimators))
+        policy, self.policy_ = self._policy()
+        weights = None
+        if sample_weight is not None:
+            if self.policy_ == "guaranteed_risk":
+                raise ValueError(
+                    "sample_weight is not supported with confidence_level: the "
+                    "risk guarantee is a binomial bound that counts samples."
+                )
+            weights = _check_scaled_sample_weight(
+                sample_weight, y.shape[0], reference="y"
+            )
+        routed = self._routed_params(names, weights, fit_params)
+        frozen = [isinstance(e, FrozenEstimator) for e in estimators]
+        splits = self._splits(X, y, routed, frozen)
+        if self.policy_ == "guaranteed_risk":
+            self._check_guarantee_is_for_the_deployed_models(splits)
+        indices = (
+            np.arange(y.shape[0])
+            if splits is None
+            else np.concatenate([test for _, test in splits])
+        )
+        self.classes_ = np.unique(y)
+        fitted, predictions, confidences = [], [], []
+        for name, estimator, csf in zip(names, estimators, csfs, strict=True):
+            deployed, inference, y_pred, confidence = self._fit_stage(
+                estimator, held_out_inference(csf), X, y, splits, routed[name].fit
+            )
+            self._check_classes(name, deployed, y)
+            fitted.append((deployed, getattr(inference, "csf", csf)))
+            predictions.append(y_pred)
+            confidences.append(np.asarray(confidence, dtype=np.float64))
+        check_reject_label(self.reject_label, self.classes_)
+        self.estimators_ = [estimator for estimator, _ in fitted]
+        self.named_estimators_ = Bunch(
+            **dict(zip(names, self.estimators_, strict=True))
+        )
+        self.csfs_ = [csf for _, csf in fitted]
+        y_true = y[indices]
+        losses = np.column_stack([p != y_true for p in predictions]).astype(np.float64)
+        sample_weights = (
+            np.ones(y_true.shape[0]) if weights is None else weights[indices]
+        )
+        paths = cascade_paths(
+            np.column_stack(confidences), losses, sample_weights, costs
+        )
+        chosen, path_fits = policy.select(paths)
+        self.paths_ = _paths_table(path_fits, len(estimators))
+        self.thresholds_ = chosen.thresholds
+        self.coverage_, self.risk_ = chosen.coverage, chosen.risk
+        self.risk_bound_ = chosen.risk_bound
+        self.expected_cost_, self.stage_share_ = (
+            chosen.expected_cost,
+            chosen.stage_share,
+        )
+        return self
+
+    def _check_classes(self, name, estimator, y):
+        classes = np.asarray(estimator.classes_)
+        check_labels_match_classes(y, classes)
+        if not np.array_equal(np.sort(classes), self.classes_):
+            raise ValueError(
+                f"The stage {name!r} knows the classes {classes.tolist()}, but y "
+                f"holds {self.classes_.tolist()}; every stage must know exactly "
+                "the labels of y."
+            )
+
+    # ----------------------------------------------------------------------------
+    # Prediction
+    # ----------------------------------------------------------------------------
+    def _decide(self, X):
+        """Class index, confidence and stage (``n_stages`` for a person) of
+        each sample; each stage predicts only on what reaches it."""
+        check_is_fitted(self, "thresholds_")
+        (X,) = indexable(X)
+        n_samples = num_samples(X)
+        n_stages = len(self.estimators_)
+        index = np.zeros(n_samples, dtype=np.intp)
+        confidence = np.zeros(n_samples)
+        stage = np.full(n_samples, n_stages, dtype=np.intp)
+        remaining = np.arange(n_samples)
+        for k, (estimator, csf) in enumerate(
+            zip(self.estimators_, self.csfs_, strict=True)
+        ):
+            if k > 0 and remaining.size == 0:
+                break
+            part = X if k == 0 else safe_indexing(X, remaining)
+            y_pred, score = predict_with_confidence(estimator, part, csf)[:2]
+            index[remaining] = class_index(self.classes_, np.asarray(y_pred))
+            confidence[remaining] = score
+            accept = np.asarray(score) >= self.thresholds_[k]
+            stage[remaining[accept]] = k
+            remaining = remaining[~accept]
+        return index, confidence, stage
+
+    def _stage_names(self, stage):
+        person = PERSON if self.reject_label is None else self.reject_label
+        names = np.array([name for name, _ in self.estimators] + [person], dtype=object)
+        return names[stage]
+
+    def decide(self, X):
+        """Every part of the cascade's decision, from one pass.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        decision : :class:`~sklearn.utils.Bunch`
+            With ``y_pred`` (the answering stage's prediction; the last
+            stage's for a sample sent to a person, never ``reject_label``),
+            ``confidence`` (as :meth:`confidence_score`), ``accepted`` (as
+            :meth:`predict_accept`), ``stage`` (as :meth:`predict_stage`) and
+            ``novel`` (all False: a cascade has no novelty detector), each of
+            shape ``(n_samples,)``, the contract of
+            :meth:`SelectiveClassifier.decide`.
+        """
+        index, confidence, stage = self._decide(X)
+        return Bunch(
+            y_pred=self.classes_[index],
+            confidence=confidence,
+            accepted=stage < len(self.estimators_),
+            stage=self._stage_names(stage),
+            novel=np.zeros(stage.shape[0], dtype=bool),
+        )
+
+    def predict(self, X):
+        """The answering stage's prediction, or ``reject_label`` for a person.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The prediction of the stage that answers each sample; for a
+            sample no stage accepts, ``reject_label`` if set, else the last
+            stage's prediction.
+        """
+        index, _, stage = self._decide(X)
+        if self.reject_label is None:
+            return self.classes_[index]
+        accepted = stage < len(self.estimators_)
+        return labels_or_reject(self.classes_, index, accepted, self.reject_label)
+
+    def predict_accept(self, X):
+        """Whether some stage answers each sample (False: sent to a person).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        accepted : ndarray of shape (n_samples,), dtype=bool
+        """
+        return self._decide(X)[2] < len(self.estimators_)
+
+    def predict_stage(self, X):
+        """The name of the stage that answers each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        stage : ndarray of shape (n_samples,), dtype=object
+            The stage's name from ``estimators``; for a sample sent to a
+            person, ``reject_label`` if set, else ``"person"``.
+        """
+        return self._stage_names(self._decide(X)[2])
+
+    def confidence_score(self, X):
+        """The confidence of the stage that answers each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        confidence : ndarray of shape (n_samples,)
+            The answering stage's CSF value (the last stage's for a sample
+            sent to a person). Stages' confidences need not share a scale:
+            compare a sample's confidence with its stage's threshold.
+        """
+        return self._decide(X)[1]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of the cascade's answers (selective accuracy).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test samples.
+
+        y : array-like of shape (n_samples,)
+            True labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            The (weighted) share of correct answers among the answered
+            samples, ``1 - selective risk``; 0.0 when no sample is answered.
+            It does not reward coverage: compare cascades of equal coverage
+            (``target_coverage``), or read ``coverage_`` beside it.
+        """
+        decision = self.decide(X)
+        y = column_or_1d(y)
+        weights = (
+            np.ones(y.shape[0])
+            if sample_weight is None
+            else np.asarray(sample_weight, dtype=np.float64)
+        )
+        answered = weights * decision.accepted
+        if answered.sum() <= 0:
+            return 0.0
+        return float(answered @ (decision.y_pred == y) / answered.sum())
+
+
+def _paths_table(path_fits, n_stages):
+    """The ``paths_`` table: one row per path, nan where it offers nothing."""
+    nothing = np.full(n_stages, np.nan)
+    rows = [
+        fit
+        if fit is not None
+        else (nothing, np.nan, np.nan, np.nan, np.nan, np.full(n_stages + 1, np.nan))
+        for fit in path_fits
+    ]
+    thresholds, coverage, risk, bound, cost, share = zip(*rows, strict=True)
+    return Bunch(
+        thresholds=np.vstack(thresholds),
+        stage_share=np.vstack(share),
+        coverage=np.array(coverage, dtype=np.float64),
+        risk=np.array(risk, dtype=np.float64),
+        risk_bound=np.array([np.nan if b is None else b for b in bound]),
+        expected_cost=np.array(cost, dtype=np.float64),
+    )
