@@ -41,9 +41,8 @@ from _measure import best_cpu_time, best_time
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
-from sklearn_selective import SelectiveClassifier
-from sklearn_selective._selective._cascade import SelectiveCascade
-from sklearn_selective._selective._cascade_guarantee import (
+from sklearn_selective import SelectiveCascade, SelectiveClassifier
+from sklearn_selective._selective._cascade._certify import (
     GuaranteePolicy,
     cascade_paths,
 )

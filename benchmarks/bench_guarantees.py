@@ -33,8 +33,8 @@ from sklearn.frozen import FrozenEstimator
 from sklearn_selective import SelectiveClassifier
 from sklearn_selective._selective._curve import _ValidationCurve
 from sklearn_selective._selective._guarantees import (
-    fit_fixed_sequence,
-    fit_guaranteed_risk,
+    SGR,
+    FixedSequence,
     risk_p_values,
     walk,
 )
@@ -201,9 +201,9 @@ def bench_construction(repeats):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for ratio in ratios:
-                    fit = fit_fixed_sequence(curve, target, 0.9, start_ratio=ratio)
+                    fit = FixedSequence(start_ratio=ratio).certify(curve, target, 0.9)
                     found[ratio].append(_covered(fit.threshold))
-                fit = fit_guaranteed_risk(curve, target, 0.9)
+                fit = SGR().certify(curve, target, 0.9)
                 found["sgr"].append(_covered(fit.threshold))
         cells = [
             f"{np.mean(v):.3f} ({np.mean(np.asarray(v) == 0):.2f})"
@@ -243,7 +243,7 @@ def bench_mapie(repeats):
             curve = _ValidationCurve.from_samples(s, wrong.astype(float), None)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fit = fit_fixed_sequence(curve, target, 0.9)
+                fit = FixedSequence().certify(curve, target, 0.9)
                 found["ours"].append(_covered(fit.threshold))
                 for fwer in ("bonferroni_holm", "fixed_sequence"):
                     controller = BinaryClassificationController(

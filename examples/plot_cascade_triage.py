@@ -34,8 +34,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from sklearn_selective import SelectiveClassifier
-from sklearn_selective._selective._cascade import SelectiveCascade
+from sklearn_selective import SelectiveCascade, SelectiveClassifier
 from sklearn_selective.exceptions import GuaranteeNotMetWarning
 
 X, y = load_digits(return_X_y=True)

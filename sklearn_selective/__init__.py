@@ -5,6 +5,7 @@ estimates of how they perform after a distribution shift.
 """
 
 from . import confidence, datasets, exceptions, metrics
+from ._selective._cascade._estimator import SelectiveCascade
 from ._selective._classifier import SelectiveClassifier
 from ._shift._accuracy_estimates import (
     atc_accuracy,
@@ -26,6 +27,7 @@ __all__ = [
     "MonitoringResult",
     "PerformanceMonitor",
     "RiskCoverageDisplay",
+    "SelectiveCascade",
     "SelectiveClassifier",
     "__version__",
     "atc_accuracy",

@@ -12,6 +12,9 @@ TINY = {
         "--sizes", "1e3", "--n-resamples", "10", "--max-generic-n", "1e3",
         "--max-c-index-resamples", "2",
     ],
+    "bench_cascade.py": [
+        "--repeats", "2", "--sizes", "300", "--time-n", "1e3", "--time-repeat", "1",
+    ],
     "bench_cli.py": ["--n", "1e3", "--n-resamples", "10", "--repeat", "1"],
     "bench_coverage.py": [
         "--repeats", "2", "--n-resamples", "20", "--sizes", "50",

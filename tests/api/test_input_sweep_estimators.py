@@ -31,9 +31,17 @@ def _monitor(X, y):
     return PerformanceMonitor(model.fit(X, y), n_resamples=5, random_state=0)
 
 
+def _cascade(X, y):
+    from sklearn.naive_bayes import GaussianNB
+
+    from sklearn_selective import SelectiveCascade
+
+    return SelectiveCascade([("nb", GaussianNB()), ("lr", LogisticRegression())])
+
+
 # How to build an estimator that needs more than an unfitted model, from the
 # sweep's data; anything else is built with ``Estimator(LogisticRegression())``.
-FACTORIES = {"PerformanceMonitor": _monitor}
+FACTORIES = {"PerformanceMonitor": _monitor, "SelectiveCascade": _cascade}
 
 
 def _estimators():

@@ -11,7 +11,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_selective._selective._cascade import SelectiveCascade
+from sklearn_selective import SelectiveCascade
 from sklearn_selective.exceptions import GuaranteeNotMetWarning, TooFewSamplesError
 
 

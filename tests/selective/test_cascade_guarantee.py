@@ -9,9 +9,8 @@ import pytest
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
-from sklearn_selective import SelectiveClassifier
-from sklearn_selective._selective._cascade import SelectiveCascade
-from sklearn_selective._selective._cascade_guarantee import (
+from sklearn_selective import SelectiveCascade, SelectiveClassifier
+from sklearn_selective._selective._cascade._certify import (
     STAGE_SHARES,
     CoveragePolicy,
     GuaranteePolicy,

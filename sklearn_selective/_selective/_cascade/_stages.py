@@ -19,9 +19,9 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 # The primitives shared with SelectiveClassifier, in one place.
-from .._utils._held_out import _bind, _fit_and_predict
-from .._utils._sklearn import routing_enabled, safe_indexing
-from .._utils._warnings import warn
+from ..._utils._held_out import _bind, _fit_and_predict
+from ..._utils._sklearn import routing_enabled, safe_indexing
+from ..._utils._warnings import warn
 
 PERSON = "person"
 

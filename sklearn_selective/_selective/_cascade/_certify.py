@@ -48,10 +48,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._utils._warnings import warn
-from ..exceptions import GuaranteeNotMetWarning, TooFewSamplesError
-from ._curve import _RELATIVE_TOLERANCE, _ValidationCurve
-from ._guarantees import (
+from ..._utils._warnings import warn
+from ...exceptions import GuaranteeNotMetWarning, TooFewSamplesError
+from .._curve import _RELATIVE_TOLERANCE, _ValidationCurve
+from .._guarantees import (
     cap_certified,
     clopper_pearson_upper,
     min_samples_for_guarantee,

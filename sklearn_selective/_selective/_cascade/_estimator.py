@@ -10,27 +10,28 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
 # The primitives shared with SelectiveClassifier, in one place.
-from .._utils._sklearn import (
+from ..._utils._sklearn import (
     Interval,
     RealNotInt,
     fit_context,
     num_samples,
     safe_indexing,
 )
-from .._utils._validation import (
+from ..._utils._validation import (
     _check_scaled_sample_weight,
     check_labels_match_classes,
 )
-from ..confidence import predict_with_confidence
-from ..confidence._feature_space import held_out_inference
-from ._cascade_guarantee import (
+from ...confidence import predict_with_confidence
+from ...confidence._feature_space import held_out_inference
+from .._classes import class_index
+from .._reject_label import check_reject_label, labels_or_reject
+from ._certify import (
     CoveragePolicy,
     GuaranteePolicy,
     RiskPolicy,
     cascade_paths,
 )
-from ._cascade_stages import PERSON, CascadeStagesMixin, check_stage_costs
-from ._decisions import check_reject_label, class_index, labels_or_reject
+from ._stages import PERSON, CascadeStagesMixin, check_stage_costs
 
 
 class SelectiveCascade(
@@ -229,7 +230,7 @@ class SelectiveCascade(
     >>> from sklearn.naive_bayes import GaussianNB
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
-    >>> from sklearn_selective._selective._cascade import SelectiveCascade
+    >>> from sklearn_selective import SelectiveCascade
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> strong = make_pipeline(StandardScaler(), LogisticRegression())
     >>> cascade = SelectiveCascade(

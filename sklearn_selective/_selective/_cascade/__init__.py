@@ -1,0 +1,2 @@
+"""SelectiveCascade: stages from cheapest to strongest, then a person, under one
+guarantee."""
