@@ -409,8 +409,8 @@ def _print_alerts(shift_repeats, none_repeats):
             d, a, names = _digit_alerts(seed, shift)
             dropped.append(d)
             alerted.append(a)
-            for text in names:
-                for name in filter(None, text.split(", ")):
+            for signals in names:  # alerted_by: a tuple of signal names per chunk
+                for name in signals:
                     fired[name] = fired.get(name, 0) + 1
         dropped, alerted = np.concatenate(dropped), np.concatenate(alerted)
         recall = (

@@ -127,7 +127,7 @@ for c, phase in enumerate(phases):
         f"{result.realised_accuracy[c]:>8.3f} {result.selective_accuracy[c]:>8.3f} "
         f"{result.realised_selective_accuracy[c]:>8.3f} {result.novel_share[c]:>6.2f} "
         f"{result.drift_score[c]:>6.2f} {result.chunk_method[c]:<15} "
-        f"{result.alerted_by[c]}"
+        f"{', '.join(result.alerted_by[c])}"
     )
 
 # %%

@@ -22,9 +22,16 @@ from sklearn.covariance import EmpiricalCovariance
 from sklearn.frozen import FrozenEstimator
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize as l2_normalize
+from sklearn.utils import check_random_state
 
 from .._utils._docstrings import fill_doc
-from .._utils._sklearn import HasMethods, Interval, num_samples, validate_params
+from .._utils._sklearn import (
+    HasMethods,
+    Interval,
+    num_samples,
+    safe_indexing,
+    validate_params,
+)
 from ._model_output import classifier_inputs, predict_with_confidence
 from ._registry import _register, model_output_of
 
@@ -547,10 +554,20 @@ class _TrainingFoldInference:
     def __init__(self, csf, csf_params=None):
         self.csf, self.csf_params = csf, csf_params
 
-    def fit(self, estimator, X, y):
+    def fit(self, estimator, X, y, reference_size=None, random_state=None):
+        """The inference of ``estimator`` trained on ``(X, y)``. With
+        ``reference_size`` below the number of samples, the score is fitted on
+        a random subset of that size (drawn with ``random_state``), so that its
+        distances are distributed as those of a training fold of that size."""
         if isinstance(estimator, FrozenEstimator):  # X is not its training data
             self(estimator.estimator, X)
         features = classifier_inputs(estimator, X)
+        n_samples = num_samples(features)
+        if reference_size is not None and reference_size < n_samples:
+            rng = check_random_state(random_state)
+            keep = np.sort(rng.choice(n_samples, reference_size, replace=False))
+            features = safe_indexing(features, keep)
+            y = None if y is None else safe_indexing(y, keep)
         return _Inference(fit_on_features(self.csf, features, y, self.csf_params))
 
     def __call__(self, estimator, X):  # a model trained elsewhere

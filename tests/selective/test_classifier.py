@@ -769,3 +769,25 @@ def test_a_training_fold_without_a_class_gives_it_probability_zero():
         validation, *check_costs(costs, 0.3, np.arange(3)), tune=False
     )
     assert clf.cost_ == pytest.approx(fit.cost, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_feature_space_csf_keeps_the_target_coverage_on_new_data():
+    """Issue 35: the deployed k-NN reference has a training fold's size, so its
+    distances are those the threshold was set on (a k-NN refitted on all the
+    data accepted 0.93 of new in-distribution digits for a target of 0.8)."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_digits(return_X_y=True)
+    covered = []
+    for seed in range(3):
+        X_train, X_new, y_train, _ = train_test_split(
+            X, y, test_size=0.4, random_state=seed
+        )
+        clf = SelectiveClassifier(
+            LogisticRegression(max_iter=500), csf="knn_distance",
+            target_coverage=0.8, random_state=seed,
+        ).fit(X_train, y_train)  # fmt: skip
+        covered.append(clf.predict_accept(X_new).mean())
+    assert abs(np.mean(covered) - 0.8) < 0.04, covered
