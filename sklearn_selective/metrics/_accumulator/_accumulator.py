@@ -13,15 +13,12 @@ from ..._utils._validation import (
     _is_zero_one,
     _validate_risk_inputs,
 )
-from ._metrics import BOUNDED, METRICS
+from ._metrics import BOUNDED, METRICS, ROUNDING_MARGIN
 from ._table import GroupTable, compact, union
 
 # Batches are kept aside and folded into the state when they hold as many groups as
 # the state (at least this many): each group is then re-sorted O(log n) times.
 _MIN_FOLD = 1 << 16
-# Bounds are widened by this share of their magnitude: the two extreme orders are
-# evaluated in floating point, the exact value by other sums.
-_ROUNDING_MARGIN = 2.0**-36
 
 
 class _Seen(NamedTuple):
@@ -452,8 +449,8 @@ default=None
         lower, upper = spec.bounds(seen, options)
         if np.isnan(lower):
             return lower, upper
-        margin = _ROUNDING_MARGIN * max(abs(lower), abs(upper))
-        return max(lower - margin, 0.0), upper + margin
+        margin = ROUNDING_MARGIN * max(abs(lower), abs(upper))
+        return lower - margin, upper + margin
 
     def _options(self, metric, kwargs):
         if metric not in METRICS:

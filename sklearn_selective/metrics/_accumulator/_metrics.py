@@ -36,6 +36,10 @@ from ._table import arrangement, is_oracle_order
 # An optimal ranking leaves a rounding residue below this share of the oracle's
 # AURC, which E-AURC reports as 0 (the rule of ``e_aurc``).
 _OPTIMAL_RESIDUE = 2.0**-30
+# Bounds are widened by this share of their magnitude (and of the terms of a
+# difference): the two extreme orders are evaluated in floating point, the exact
+# value by other sums.
+ROUNDING_MARGIN = 2.0**-36
 # The default of a keyword the caller must give.
 _REQUIRED = object()
 
@@ -319,16 +323,18 @@ class ExcessAurc(AccumulatedMetric):
         )
         if options.get("oracle") == "asymptotic":
             constant = self._asymptotic(seen)
-            return low - constant, high - constant
+            margin = ROUNDING_MARGIN * (abs(high) + abs(constant))
+            return low - constant - margin, high - constant + margin
         oracle_low, oracle_high = (
             float(aurc_from_stats(arrangement(seen.oracle, on_top), estimator))
             for on_top in (False, True)
         )
         if not self.normalise:
-            lower = max(low - oracle_high, 0.0)
+            margin = ROUNDING_MARGIN * (high + oracle_high)
+            lower = max(low - oracle_high - margin, 0.0)
             if lower <= _OPTIMAL_RESIDUE * oracle_high:  # the exact may be snapped
                 lower = 0.0
-            return lower, max(high - oracle_low, 0.0)
+            return lower, max(high - oracle_low + margin, 0.0)
         return self._naurc_bounds(seen, (low, high), (oracle_low, oracle_high))
 
     def _naurc_bounds(self, seen, values, oracle_values):
