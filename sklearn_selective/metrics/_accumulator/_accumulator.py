@@ -290,6 +290,12 @@ default=None
             The accumulator, holding the data of both. ``a + b`` returns a new
             accumulator instead and leaves both unchanged.
         """
+        self._absorb(other)
+        self._fold()
+        return self
+
+    def _absorb(self, other):
+        """Take ``other``'s data aside, to be folded in with the next fold."""
         if not isinstance(other, RiskCoverageAccumulator):
             raise TypeError(
                 "merge() takes another RiskCoverageAccumulator; got "
@@ -303,8 +309,6 @@ default=None
         self._binary = self._binary and other._binary
         self._n_samples += other._n_samples
         self._pending.extend([(other._groups, other._oracle), *other._pending])
-        self._fold()
-        return self
 
     def __add__(self, other):
         if not isinstance(other, RiskCoverageAccumulator):
