@@ -336,6 +336,10 @@ def test_bounds_of_what_cannot_be_bounded():
         accumulator.bounds("risk_coverage_curve")
     with pytest.raises(ValueError, match="trapezoid"):
         accumulator.bounds("aurc", aurc_estimator="trapezoid")
+    with pytest.raises(ValueError, match="coverage_range is not available"):
+        accumulator.bounds("aurc", coverage_range=(0.2, 0.5))
+    with pytest.raises(ValueError, match="only the scalar metrics"):
+        accumulator.bounds("fpr_at_tpr")
 
 
 def test_different_loss_settings_do_not_mix(filled):

@@ -258,14 +258,15 @@ default=None
             sample_weight = _check_nonnegative_1d(
                 sample_weight, "sample_weight", n_samples
             )
-        if not _is_zero_one(loss):
-            self._binary = self._binary and bool(
-                np.all((losses == 0.0) | (losses == 1.0))
-            )
+        binary = _is_zero_one(loss) or bool(np.all((losses == 0.0) | (losses == 1.0)))
+        self._binary = self._binary and binary
         self._loss = setting
         self._n_samples += n_samples
         groups = GroupTable.from_samples(confidence, losses, sample_weight)
-        oracle = GroupTable.from_samples(-losses, losses, sample_weight)
+        if binary:
+            oracle = GroupTable.of_binary_losses(losses, sample_weight)
+        else:
+            oracle = GroupTable.from_samples(-losses, losses, sample_weight)
         self._pending.append((groups, oracle))
         self._pending_groups += groups.n_groups
         limit = max(self._groups.n_groups, _MIN_FOLD)
@@ -427,7 +428,8 @@ default=None
         Parameters
         ----------
         metric : str
-            Name of a scalar metric: ``"aurc"`` (plug-in estimators),
+            Name of a scalar metric: ``"aurc"`` (plug-in estimators, whole
+            coverage range),
             ``"augrc"``, ``"sele"``, ``"e_aurc"``, ``"naurc"``, ``"uq_auc"``,
             ``"ood_auroc"``, ``"selective_risk_at_coverage"``,
             ``"coverage_at_risk"``.

@@ -250,6 +250,19 @@ class Aurc(GroupMetric):
                 f"({', '.join(sorted(_PLUG_IN))}): the trapezoid AURC is not a mean "
                 "over the orders of tied samples, so merged groups do not bound it."
             )
+        # A coverage range cuts the positions on the grid n - j of the sample
+        # counts, and a group off that grid uses another extension of the
+        # harmonic numbers: a group split at a real weight is not the sum of its
+        # parts, so the two extreme orders do not bound the partial area.
+        if options["coverage_range"] is not None and options["coverage_range"] != (
+            0.0,
+            1.0,
+        ):
+            raise ValueError(
+                "bounds('aurc') of a coverage_range is not available: the partial "
+                "plug-in areas are not additive over a split group. Bound the full "
+                "AURC, or the AUGRC of the range."
+            )
         return super().extremes(seen, options)
 
 

@@ -62,6 +62,23 @@ class GroupTable(NamedTuple):
         weight = np.array(stats.weight, dtype=np.float64)  # unit weights: a view
         return cls(groups.values, groups.values, weight, stats.loss, loss_min, loss_max)
 
+    @classmethod
+    def of_binary_losses(cls, losses, sample_weight=None):
+        """The oracle's groups of 0/1 losses without a sort: the failures
+        (confidence -1), then the correct predictions (confidence 0)."""
+        if sample_weight is None:
+            failed = float(np.count_nonzero(losses))
+            succeeded = float(losses.shape[0]) - failed
+        else:
+            failed = float(np.dot(sample_weight, losses))
+            succeeded = float(np.dot(sample_weight, losses == 0))
+        keep = np.array([failed > 0, succeeded > 0])
+        value = np.array([-1.0, 0.0])[keep]
+        loss = np.array([1.0, 0.0])[keep]
+        return cls(
+            value, value, np.array([failed, succeeded])[keep], loss * failed, loss, loss
+        )
+
     @property
     def n_groups(self):
         return self.weight.shape[0]
