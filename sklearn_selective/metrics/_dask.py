@@ -84,7 +84,7 @@ def _as_arrays(inputs):
                 f"{sum(chunks)}; pass one value per sample."
             )
         if not isinstance(value, da.Array):
-            value = da.from_array(value, chunks=(chunks,) + value.shape[1:])
+            value = da.from_array(value, chunks=(chunks, *value.shape[1:]))
         value = value.rechunk({0: chunks, **dict.fromkeys(range(1, value.ndim), -1)})
         aligned[name] = value
     return aligned

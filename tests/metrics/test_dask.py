@@ -166,3 +166,19 @@ def test_errors(client):
 def test_is_dask_input():
     assert is_dask_input(None, da.zeros(3))
     assert not is_dask_input(None, np.zeros(3), [1, 2])
+
+
+def test_probabilities_and_named_loss(client):
+    rng = np.random.default_rng(3)
+    proba = rng.dirichlet(np.ones(3), 3_000)
+    y_true = rng.integers(0, 3, 3_000)
+    confidence = np.round(proba.max(axis=1), 2)
+    value = dask_metric(
+        "aurc",
+        y_true,
+        da.from_array(proba, chunks=(700, 3)),
+        da.from_array(confidence, chunks=1_000),
+        loss="log_loss",
+    )
+    expected = metrics.aurc(y_true, proba, confidence, loss="log_loss")
+    assert value == pytest.approx(expected, rel=1e-12)
