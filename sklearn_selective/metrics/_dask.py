@@ -19,6 +19,8 @@ so the partitions are aligned first and the tree is built from their
 Dask is optional: nothing here imports it before a Dask collection is passed.
 """
 
+import functools
+import inspect
 import sys
 import warnings
 
@@ -232,3 +234,32 @@ def dask_metric(
     for message, category in caught:
         warn(message, category)
     return value
+
+
+def dispatch_dask(metric):
+    """Decorator of the public metric function named ``metric``: when an
+    argument is a Dask collection, the call goes to :func:`dask_metric`.
+
+    Free when Dask was never imported (one dictionary look-up). Place it
+    outside ``@validate_params``. The OOD functions ``(y_ood, confidence)``
+    pass ``y_ood`` as the loss.
+    """
+
+    def decorate(function):
+        parameters = inspect.signature(function)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if "dask" not in sys.modules or not is_dask_input(*args, *kwargs.values()):
+                return function(*args, **kwargs)
+            arguments = parameters.bind(*args, **kwargs).arguments
+            if metric in _OOD_METRICS:
+                arguments["loss"] = arguments.pop("y_ood")
+                arguments["y_true"] = arguments["y_pred"] = None
+            positional = [arguments.pop(name) for name in ("y_true", "y_pred")]
+            confidence = arguments.pop("confidence")
+            return dask_metric(metric, *positional, confidence, **arguments)
+
+        return wrapper
+
+    return decorate

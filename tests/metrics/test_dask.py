@@ -182,3 +182,21 @@ def test_probabilities_and_named_loss(client):
     )
     expected = metrics.aurc(y_true, proba, confidence, loss="log_loss")
     assert value == pytest.approx(expected, rel=1e-12)
+
+
+def test_dispatch_of_the_public_functions(client, data):
+    from sklearn_selective.metrics._dask import dispatch_dask
+
+    y_true, y_pred, confidence, weight = data
+    dask_confidence = da.from_array(confidence, chunks=6_000)
+    aurc = dispatch_dask("aurc")(metrics.aurc)
+    value = aurc(y_true, y_pred, dask_confidence, sample_weight=weight)
+    expected = metrics.aurc(y_true, y_pred, confidence, sample_weight=weight)
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert aurc(y_true, y_pred, confidence) == metrics.aurc(y_true, y_pred, confidence)
+    fpr_at_tpr = dispatch_dask("fpr_at_tpr")(metrics.fpr_at_tpr)
+    y_ood = (y_true == 0).astype(float)
+    value = fpr_at_tpr(da.from_array(y_ood, chunks=4_000), confidence, tpr=0.8123)
+    assert value == pytest.approx(
+        metrics.fpr_at_tpr(y_ood, confidence, tpr=0.8123), rel=1e-12
+    )
