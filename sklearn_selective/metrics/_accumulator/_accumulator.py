@@ -16,8 +16,9 @@ from ..._utils._validation import (
 from ._metrics import BOUNDED, METRICS, ROUNDING_MARGIN
 from ._table import GroupTable, compact, union
 
-# Batches are kept aside and folded into the state when they hold as many groups as
-# the state (at least this many): each group is then re-sorted O(log n) times.
+# Batches are kept aside and folded into the state when they hold twice as many
+# groups as the state (at least this many): each group is then re-sorted
+# O(log n) times, and the batches aside take at most twice the state's memory.
 _MIN_FOLD = 1 << 16
 
 
@@ -269,7 +270,7 @@ default=None
             oracle = GroupTable.from_samples(-losses, losses, sample_weight)
         self._pending.append((groups, oracle))
         self._pending_groups += groups.n_groups
-        limit = max(self._groups.n_groups, _MIN_FOLD)
+        limit = max(2 * self._groups.n_groups, _MIN_FOLD)
         if self.max_groups is not None:
             limit = min(limit, self.max_groups)
         if self._pending_groups > limit:

@@ -92,11 +92,18 @@ class GroupTable(NamedTuple):
         """The groups' totals, the input of every ``*_from_stats`` metric."""
         return GroupStats(self.weight, self.loss)
 
+    @property
+    def shares_values(self):
+        """Whether ``low`` and ``high`` are one array: an exact table that
+        keeps one copy of its confidences."""
+        return self.low is self.high
+
     def reduce(self, starts):
         """One group per run ``starts[k] .. starts[k + 1] - 1`` of rows."""
+        low = self.low[starts]
         return GroupTable(
-            self.low[starts],
-            np.maximum.reduceat(self.high, starts),
+            low,
+            low if self.shares_values else np.maximum.reduceat(self.high, starts),
             np.add.reduceat(self.weight, starts),
             np.add.reduceat(self.loss, starts),
             np.minimum.reduceat(self.loss_min, starts),
@@ -118,10 +125,19 @@ def union(tables):
         return GroupTable.empty()
     if len(tables) == 1:
         return tables[0]
-    columns = [np.concatenate(column) for column in zip(*tables, strict=True)]
+    shares_values = all(table.shares_values for table in tables)
+    columns = [
+        None if shares_values and name == "high" else np.concatenate(column)
+        for name, column in zip(
+            GroupTable._fields, zip(*tables, strict=True), strict=True
+        )
+    ]
     # The stable sort finds the sorted runs of the tables (merge, not re-sort).
     order = np.argsort(columns[0], kind="stable")
-    table = GroupTable(*(column[order] for column in columns))
+    columns = [None if column is None else column[order] for column in columns]
+    if shares_values:
+        columns[1] = columns[0]
+    table = GroupTable(*columns)
     reach = np.maximum.accumulate(table.high)
     is_start = np.empty(table.n_groups, dtype=bool)
     is_start[0] = True
