@@ -98,12 +98,14 @@ class GroupTable(NamedTuple):
         keeps one copy of its confidences."""
         return self.low is self.high
 
-    def reduce(self, starts):
-        """One group per run ``starts[k] .. starts[k + 1] - 1`` of rows."""
+    def reduce(self, starts, ties_only=False):
+        """One group per run ``starts[k] .. starts[k + 1] - 1`` of rows;
+        ``ties_only``: every run holds one confidence value."""
         low = self.low[starts]
+        same = ties_only and self.shares_values
         return GroupTable(
             low,
-            low if self.shares_values else np.maximum.reduceat(self.high, starts),
+            low if same else np.maximum.reduceat(self.high, starts),
             np.add.reduceat(self.weight, starts),
             np.add.reduceat(self.loss, starts),
             np.minimum.reduceat(self.loss_min, starts),
@@ -144,7 +146,8 @@ def union(tables):
     np.greater(table.low[1:], reach[:-1], out=is_start[1:])
     if is_start.all():
         return table
-    return table.reduce(np.flatnonzero(is_start))
+    # Exact tables: a run is a tie (equal low and high everywhere).
+    return table.reduce(np.flatnonzero(is_start), ties_only=shares_values)
 
 
 def compact(table, max_groups):
