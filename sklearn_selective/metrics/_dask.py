@@ -16,7 +16,20 @@ The inputs are several collections (labels, predictions, confidence, loss, weigh
 so the partitions are aligned first and the tree is built from their
 ``to_delayed`` blocks rather than from one array's ``reduction``.
 
+The public metric functions send Dask inputs here through :func:`dispatch_dask`.
 Dask is optional: nothing here imports it before a Dask collection is passed.
+
+Why a tree of states and not a distributed sort. The alternative (sort the rows
+across the cluster, e.g. ``set_index``, then per-partition contributions with
+global weight offsets) was measured with ``benchmarks/bench_scale.py
+--compare-sort``: at 1e7 rows on 2 workers it took 10.2 s for continuous
+confidences (the tree: 7.3 s) and 6.6 s with 1000 distinct values (the tree:
+1.9 s, faster than numpy in memory). The tree moves only states, one row per
+distinct confidence, and never shuffles the rows; its price is that the last
+merge holds every distinct confidence, so with continuous scores beyond a
+worker's memory (about 1e8 on a 2 GB worker) a budget ``max_groups`` bounds the
+state and the result comes with certified bounds (width below 1e-6 at 2**20
+groups on 1e7 rows) instead of being exact.
 """
 
 import functools
