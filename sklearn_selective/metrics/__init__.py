@@ -6,6 +6,7 @@ Every metric follows the contract of the project's SPEC: accepted iff
 random order, sample weights as frequency weights.
 """
 
+from ._accumulator import RiskCoverageAccumulator
 from ._areas import (
     augrc,
     aurc,
@@ -45,6 +46,7 @@ __all__ = [
     "BootstrapResult",
     "ConfidenceComparisonResult",
     "MetricByGroupResult",
+    "RiskCoverageAccumulator",
     "SystemComparisonResult",
     "augrc",
     "aurc",

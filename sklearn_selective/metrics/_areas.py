@@ -22,6 +22,7 @@ from ._core._group_stats import (
     sele_from_stats,
     times_power_of_two,
 )
+from ._dask import dispatch_dask
 from ._risk_coverage import (
     _AREA_OPTION_CONSTRAINTS,
     _AUGRC_OPTION_CONSTRAINTS,
@@ -32,6 +33,7 @@ from ._risk_coverage import (
 )
 
 
+@dispatch_dask("aurc")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | _AREA_OPTION_CONSTRAINTS,
     prefer_skip_nested_validation=True,
@@ -174,6 +176,7 @@ def aurc(
     return float(times_power_of_two(aurc_from_stats(stats, aurc_estimator), exponent))
 
 
+@dispatch_dask("sele")
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
 @fill_doc
 def sele(
@@ -273,6 +276,7 @@ def _excess(
     return float(times_power_of_two(excess, exponent)), normalised
 
 
+@dispatch_dask("e_aurc")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | _ORACLE_CONSTRAINT, prefer_skip_nested_validation=True
 )
@@ -373,6 +377,7 @@ def e_aurc(
     return excess
 
 
+@dispatch_dask("naurc")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | _ESTIMATOR_CONSTRAINT, prefer_skip_nested_validation=True
 )
@@ -445,6 +450,7 @@ def naurc(
     return value
 
 
+@dispatch_dask("augrc")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | _AUGRC_OPTION_CONSTRAINTS,
     prefer_skip_nested_validation=True,

@@ -11,6 +11,7 @@ from .._utils._param_validation import validate_params
 from .._utils._sklearn import Interval
 from .._utils._validation import _check_confidence, _check_scaled_sample_weight
 from .._utils._warnings import warn
+from ._dask import dispatch_dask
 
 _OOD_CONSTRAINTS = {
     "y_ood": ["array-like"],
@@ -49,6 +50,7 @@ def _check_ood_inputs(y_ood, confidence, sample_weight):
     return ~ood, confidence, weight
 
 
+@dispatch_dask("ood_auroc")
 @validate_params(_OOD_CONSTRAINTS, prefer_skip_nested_validation=True)
 def ood_auroc(y_ood, confidence, *, sample_weight=None):
     """AUROC of telling in-distribution from out-of-distribution samples by
@@ -107,6 +109,7 @@ def ood_auroc(y_ood, confidence, *, sample_weight=None):
     return float(roc_auc_score(in_distribution, confidence, sample_weight=weight))
 
 
+@dispatch_dask("fpr_at_tpr")
 @validate_params(
     {**_OOD_CONSTRAINTS, "tpr": [Interval(Real, 0, 1, closed="right")]},
     prefer_skip_nested_validation=True,

@@ -23,6 +23,7 @@ from ._core._group_stats import (
     failure_auc_from_stats,
     group_ties,
 )
+from ._dask import dispatch_dask
 
 try:  # the compiled discordant-pair count behind scipy.stats.kendalltau
     from scipy.stats._stats import _kendall_dis
@@ -30,6 +31,7 @@ except ImportError:  # pragma: no cover - private scipy API; exact fallback belo
     _kendall_dis = None
 
 
+@dispatch_dask("uq_auc")
 @validate_params(
     {
         "y_true": ["array-like", None],

@@ -23,6 +23,7 @@ from ._core._group_stats import (
     rescaled_stats,
     scale_losses,
 )
+from ._dask import dispatch_dask
 
 RISK_METRIC_CONSTRAINTS = {
     "y_true": ["array-like", None],
@@ -105,6 +106,7 @@ def _curve(y_true, y_pred, confidence, loss, sample_weight, labels, generalized)
     return accepted_weight, risk, thresholds
 
 
+@dispatch_dask("risk_coverage_curve")
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
 @fill_doc
 def risk_coverage_curve(
@@ -170,6 +172,7 @@ def risk_coverage_curve(
     )
 
 
+@dispatch_dask("generalized_risk_coverage_curve")
 @validate_params(RISK_METRIC_CONSTRAINTS, prefer_skip_nested_validation=True)
 @fill_doc
 def generalized_risk_coverage_curve(

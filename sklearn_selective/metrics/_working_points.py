@@ -11,12 +11,14 @@ from ._core._group_stats import (
     selective_risk_at_coverage_from_stats,
     times_power_of_two,
 )
+from ._dask import dispatch_dask
 from ._risk_coverage import (
     RISK_METRIC_CONSTRAINTS,
     _scaled_group_stats,
 )
 
 
+@dispatch_dask("selective_risk_at_coverage")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | {"coverage": [Interval(Real, 0, 1, closed="right")]},
     prefer_skip_nested_validation=True,
@@ -85,6 +87,7 @@ def selective_risk_at_coverage(
     )
 
 
+@dispatch_dask("coverage_at_risk")
 @validate_params(
     RISK_METRIC_CONSTRAINTS | {"risk": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,

@@ -32,6 +32,7 @@ TINY = {
         "--alert-repeats", "1", "1", "--timing-runs", "0",
         "--shift-alert-repeats", "1", "--shift-alert-chunks", "1",
     ],
+    "bench_scale.py": ["--tiny"],
     "bench_scorers.py": None,
     "bench_selective.py": [
         "--n-predict", "1e3", "--n-fit", "2e3", "--n-search", "1e3", "--repeat", "1",

@@ -149,7 +149,7 @@ class RiskCoverageAccumulator(ResultMixin):
     --------
     >>> import numpy as np
     >>> from sklearn_selective.metrics import aurc
-    >>> from sklearn_selective.metrics._accumulator import RiskCoverageAccumulator
+    >>> from sklearn_selective.metrics import RiskCoverageAccumulator
     >>> rng = np.random.default_rng(0)
     >>> y_true = rng.integers(0, 2, 1000)
     >>> y_pred = rng.integers(0, 2, 1000)
