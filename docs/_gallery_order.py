@@ -11,12 +11,14 @@ ORDER = [
     "plot_uq_metrics_ground_truth.py",
     "plot_sgr_guarantee.py",
     "plot_triage_requirement.py",
+    "plot_cascade_triage.py",
     "plot_per_class_thresholds.py",
     "plot_cost_sensitive_abstention.py",
     "plot_novelty_rejection.py",
     "plot_atc_shift.py",
     "plot_monitoring.py",
     "plot_compare_systems.py",
+    "plot_metrics_on_dask.py",
     "plot_aurc_weighted_training.py",
 ]
 
