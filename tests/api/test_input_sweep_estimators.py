@@ -222,6 +222,14 @@ def _containers(X):
     return out
 
 
+def _codes(values):
+    """Numbers as floats; labels or stage names as the codes of their values."""
+    values = np.asarray(values)
+    if values.dtype.kind in "biuf":
+        return values.astype(float)
+    return np.unique(values.astype(str), return_inverse=True)[1].astype(float)
+
+
 def _as_array(result):
     if hasattr(result, "to_frame"):  # a result object: the numbers of its table
         return result.to_frame().select_dtypes("number").to_numpy(dtype=float).ravel()
@@ -229,11 +237,8 @@ def _as_array(result):
         return np.concatenate(
             [np.atleast_1d(np.asarray(r, dtype=float)) for r in result]
         )
-    if isinstance(result, dict):  # decide's Bunch: its numbers, labels apart
-        return np.concatenate(
-            [np.asarray(v, dtype=float) for k, v in result.items() if k != "y_pred"]
-            + [np.unique(result["y_pred"], return_inverse=True)[1].astype(float)]
-        )
+    if isinstance(result, dict):  # decide's Bunch: labels and names as codes
+        return np.concatenate([_codes(value) for value in result.values()])
     return np.asarray(result)
 
 

@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,6 +25,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert ci_lines[-1] == _readme_commands()[1]
 
 
+@pytest.mark.slow
 def test_readme_quick_start_runs():
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     assert blocks

@@ -9,8 +9,8 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_selective import SelectiveClassifier
 from sklearn_selective._utils._warnings import warn
-from sklearn_selective.exceptions import GuaranteeNotMetWarning
-from sklearn_selective.metrics import aurc
+from sklearn_selective.exceptions import GuaranteeNotMetWarning, TooFewFailuresWarning
+from sklearn_selective.metrics import bootstrap_metric
 
 
 def test_warn_points_at_the_caller_outside_the_package():
@@ -33,7 +33,10 @@ def test_a_warning_raised_inside_fit_points_at_the_users_line():
 
 
 def test_a_metric_warning_points_at_the_users_line():
-    with pytest.warns(UserWarning) as record:
-        aurc(None, None, np.ones(3), loss=np.array([0.0, 1.0, 0.5]),
-             coverage_range=(0.0, 0.0001))  # fmt: skip
-    assert all(w.filename == __file__ for w in record)
+    """Through the bootstrap's resampling machinery too."""
+    rng = np.random.default_rng(0)
+    confidence, loss = rng.random(40), np.zeros(40)
+    loss[:2] = 1.0  # two failures: too few for an interval that holds
+    with pytest.warns(TooFewFailuresWarning) as record:
+        bootstrap_metric("aurc", None, None, confidence, loss=loss, n_resamples=20)
+    assert {w.filename for w in record} == {__file__}
