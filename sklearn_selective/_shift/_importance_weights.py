@@ -117,7 +117,7 @@ def with_squares(X):
     return np.hstack([X, X**2])
 
 
-def default_domain_classifier():
+def default_domain_classifier(sparse=False):
     """The default domain classifier: logistic regression on the
     standardised features and their squares.
 
@@ -125,10 +125,11 @@ def default_domain_classifier():
     Gaussians with diagonal covariances is quadratic in each feature, so the
     model is exact for moves and for changes of spread (noise, contraction)
     of such inputs, and its regularised odds stay stable on the small chunks
-    a monitor sees (tree ensembles give 0/1 odds on small samples).
+    a monitor sees (tree ensembles give 0/1 odds on small samples). For
+    sparse inputs the features are scaled, not centred.
     """
     return make_pipeline(
-        StandardScaler(with_mean=True),
+        StandardScaler(with_mean=not sparse),
         FunctionTransformer(with_squares, accept_sparse=True),
         LogisticRegression(C=0.1, max_iter=1000),
     )
@@ -236,7 +237,7 @@ def density_ratio(
             f"{chunk.shape[0]} chunk samples."
         )
     if classifier is None:
-        classifier = default_domain_classifier()
+        classifier = default_domain_classifier(sp.issparse(reference))
     rng = check_random_state(random_state)
     fold_reference = _folds(rng, reference.shape[0], n_splits)
     fold_chunk = _folds(rng, chunk.shape[0], n_splits)
@@ -393,8 +394,8 @@ def _doubly_robust_estimates(confidence, correct, counts, weights, values):
     counted twice, so that the correction is dropped unless ``|D| > sqrt(2)
     s`` and shrunk when it barely stands out of its noise (weights with a
     small effective sample size otherwise add their variance to a model
-    that is already calibrated). Without shift (``w = 1``, ``k = 1``) this is
-    the difference of confidences (DoC) estimate.
+    that is already calibrated). With ``w = 1`` and ``k = 1`` (a gap far
+    above its noise) this is the difference of confidences (DoC) estimate.
     """
     gap = correct[None, :] - confidence[None, :]
     total = weights.sum(axis=1)
