@@ -56,222 +56,13 @@ References
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.stats import betabinom, norm
-from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils import check_random_state
 
-# The one weighted isotonic calibration of the package (rows of weights).
-from ._methods import _IsotonicColumn
+from ._density_ratio import DensityRatio, _as_features, density_ratio
 
-# At most this many samples of each side train a domain classifier (speed).
-MAX_DOMAIN_SAMPLES = 2000
-# Probabilities of the domain classifier are kept this far from 0 and 1.
-_EPS = 1e-12
-
-
-# ----------------------------------------------------------------------------
-# The density ratio
-# ----------------------------------------------------------------------------
-class DensityRatio(NamedTuple):
-    """Cross-fitted, clipped density ratio ``p_chunk(x) / p_reference(x)``.
-
-    Attributes
-    ----------
-    reference : ndarray of shape (n_reference,)
-        The ratio at each reference sample (the importance weights).
-    chunk : ndarray of shape (n_chunk,)
-        The ratio at each chunk sample.
-    max_ratio : float
-        The clip: every ratio lies in ``[1 / max_ratio, max_ratio]``.
-    """
-
-    reference: np.ndarray
-    chunk: np.ndarray
-    max_ratio: float
-
-    @property
-    def clipped_share(self):
-        """Share of chunk samples at the upper clip: inputs where the
-        reference has next to no mass (no overlap)."""
-        return float(np.mean(self.chunk >= self.max_ratio))
-
-    def effective_size(self, mask=None):
-        """Kish's effective sample size ``(sum w)^2 / sum w^2`` of the
-        reference weights (of those in ``mask``)."""
-        weights = self.reference if mask is None else self.reference[mask]
-        total = weights.sum()
-        if total <= 0:
-            return 0.0
-        return float(total**2 / np.sum(weights**2))
-
-
-def with_squares(X):
-    """``[X, X**2]``: the features of a log-density ratio quadratic in each
-    feature."""
-    if sp.issparse(X):
-        return sp.hstack([X, X.multiply(X)]).tocsr()
-    return np.hstack([X, X**2])
-
-
-def default_domain_classifier(sparse=False):
-    """The default domain classifier: logistic regression on the
-    standardised features and their squares.
-
-    Smooth odds are what a density ratio needs. The log ratio of two
-    Gaussians with diagonal covariances is quadratic in each feature, so the
-    model is exact for moves and for changes of spread (noise, contraction)
-    of such inputs, and its regularised odds stay stable on the small chunks
-    a monitor sees (tree ensembles give 0/1 odds on small samples). For
-    sparse inputs the features are scaled, not centred.
-    """
-    return make_pipeline(
-        StandardScaler(with_mean=not sparse),
-        FunctionTransformer(with_squares, accept_sparse=True),
-        LogisticRegression(C=0.1, max_iter=1000),
-    )
-
-
-def _as_features(X, name):
-    if sp.issparse(X):
-        return X.tocsr()
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-dimensional (n_samples, n_features); got shape "
-            f"{X.shape}."
-        )
-    if not np.isfinite(X).all():
-        raise ValueError(
-            f"{name} contains NaN or infinity; impute the features or pass a "
-            "domain classifier that reads missing values (e.g. "
-            "HistGradientBoostingClassifier())."
-        )
-    return X
-
-
-def _folds(rng, n_samples, n_splits):
-    """A fold label per sample, folds as equal as possible, in random order."""
-    return rng.permutation(np.arange(n_samples) % n_splits)
-
-
-def _take(X, rows):
-    return X[rows]
-
-
-def density_ratio(
-    reference_features,
-    chunk_features,
-    *,
-    classifier=None,
-    max_ratio=20.0,
-    n_splits=2,
-    random_state=None,
-):
-    """Cross-fitted density ratio of chunk to reference inputs, clipped.
-
-    A classifier is trained to tell the chunk (class 1) from the reference
-    (class 0); its odds at ``x``, times ``n_reference / n_chunk`` of its
-    training sample, estimate ``p_chunk(x) / p_reference(x)`` [3]_. Both sides
-    are cut into ``n_splits`` folds and each fold is scored by the classifier
-    fitted on the other folds (cross-fitting, at most
-    ``MAX_DOMAIN_SAMPLES = 2000`` samples of each side per fit).
-
-    Parameters
-    ----------
-    reference_features : {ndarray, sparse matrix} of shape (n_reference, n_features)
-        The reference inputs.
-    chunk_features : {ndarray, sparse matrix} of shape (n_chunk, n_features)
-        The chunk's inputs, same features.
-    classifier : classifier with ``predict_proba``, default=None
-        The domain classifier (cloned per fold); None:
-        :func:`default_domain_classifier`.
-    max_ratio : float > 1, default=20.0
-        Ratios are clipped to ``[1 / max_ratio, max_ratio]``.
-    n_splits : int >= 2, default=2
-        Folds of the cross-fitting.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the folds and of the subsampling.
-
-    Returns
-    -------
-    ratio : DensityRatio
-        The ratio at every reference and chunk sample.
-
-    References
-    ----------
-    .. [3] M. Sugiyama, T. Suzuki, T. Kanamori. *Density Ratio Estimation in
-       Machine Learning.* Cambridge University Press, 2012, Ch. 4.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_selective._shift._importance_weights import density_ratio
-    >>> rng = np.random.default_rng(0)
-    >>> reference = rng.normal(size=(1000, 2))
-    >>> chunk = rng.normal(size=(1000, 2)) + [1.0, 0.0]
-    >>> ratio = density_ratio(reference, chunk, random_state=0)
-    >>> # the true log ratio, x0 - 0.5, is linear in the first feature
-    >>> bool(np.corrcoef(np.log(ratio.reference), reference[:, 0])[0, 1] > 0.95)
-    True
-    """
-    if not (np.isfinite(max_ratio) and max_ratio > 1):
-        raise ValueError(f"max_ratio must be a finite number > 1; got {max_ratio!r}.")
-    if int(n_splits) != n_splits or n_splits < 2:
-        raise ValueError(f"n_splits must be an integer >= 2; got {n_splits!r}.")
-    reference = _as_features(reference_features, "reference_features")
-    chunk = _as_features(chunk_features, "chunk_features")
-    if reference.shape[1] != chunk.shape[1]:
-        raise ValueError(
-            f"reference_features has {reference.shape[1]} features but "
-            f"chunk_features has {chunk.shape[1]}; pass the same columns."
-        )
-    n_splits = int(n_splits)
-    if min(reference.shape[0], chunk.shape[0]) < n_splits:
-        raise ValueError(
-            f"Cross-fitting with n_splits={n_splits} needs at least {n_splits} "
-            f"samples on each side; got {reference.shape[0]} reference and "
-            f"{chunk.shape[0]} chunk samples."
-        )
-    if classifier is None:
-        classifier = default_domain_classifier(sp.issparse(reference))
-    rng = check_random_state(random_state)
-    fold_reference = _folds(rng, reference.shape[0], n_splits)
-    fold_chunk = _folds(rng, chunk.shape[0], n_splits)
-    log_odds = (np.empty(reference.shape[0]), np.empty(chunk.shape[0]))
-    stack = sp.vstack if sp.issparse(reference) else np.vstack
-    for fold in range(n_splits):
-        train = [
-            np.flatnonzero(fold_reference != fold),
-            np.flatnonzero(fold_chunk != fold),
-        ]
-        train = [
-            rows
-            if rows.size <= MAX_DOMAIN_SAMPLES
-            else np.sort(rng.choice(rows, MAX_DOMAIN_SAMPLES, replace=False))
-            for rows in train
-        ]
-        X = stack([_take(reference, train[0]), _take(chunk, train[1])])
-        y = np.r_[np.zeros(train[0].size), np.ones(train[1].size)]
-        fitted = clone(classifier).fit(X, y)
-        prior = np.log(train[0].size / train[1].size)
-        for side, (features, folds) in enumerate(
-            ((reference, fold_reference), (chunk, fold_chunk))
-        ):
-            rows = np.flatnonzero(folds == fold)
-            proba = np.clip(
-                fitted.predict_proba(_take(features, rows))[:, 1], _EPS, 1 - _EPS
-            )
-            log_odds[side][rows] = np.log(proba) - np.log1p(-proba) + prior
-    bound = np.log(max_ratio)
-    reference_ratio, chunk_ratio = (
-        np.clip(np.exp(np.clip(values, -bound, bound)), 1.0 / max_ratio, max_ratio)
-        for values in log_odds
-    )
-    return DensityRatio(reference_ratio, chunk_ratio, float(max_ratio))
+# The package's isotonic calibrations under rows of weights (one room each).
+from ._methods import _IsotonicColumn, calibrated_proba, per_class_calibrators
 
 
 # ----------------------------------------------------------------------------
@@ -372,40 +163,103 @@ def failure_floor_interval(
     )
 
 
-def _weighted_calibration_estimates(confidence, correct, counts, weights, values):
-    """PAPE: the isotonic calibration fitted under the weights, averaged over
-    the chunk. Returns the estimate per row and the chunk's calibrated
-    probabilities of row 0."""
-    calibration = weighted_calibration(confidence, correct, weights)
+class _Probabilities(NamedTuple):
+    proba: np.ndarray  # what calibrated_proba reads of a chunk
+
+
+def _cbpe_top(columns, proba, pred_index, rows):
+    """CBPE's calibrated probability of the predicted class, ``(rows, n)``."""
+    calibrated = calibrated_proba(columns, _Probabilities(proba), rows)
+    return np.take_along_axis(calibrated, pred_index[None, :, None], axis=-1)[..., 0]
+
+
+class _Base:
+    """The base predictor of correctness on one side of the reference: the
+    model's confidence, or CBPE's calibration of it (one-vs-rest isotonic,
+    renormalised) where that predicts correctness better on held-out
+    reference samples (Brier score, two folds; NannyML also calibrates only
+    where it helps). ``residual``: correctness minus the base's held-out
+    prediction on each reference sample (cross-fitted, so that a
+    calibration does not hide its own errors from the correction)."""
+
+    def __init__(self, proba, pred_index, y_index, counts, rng):
+        n_samples = proba.shape[0]
+        correct = (pred_index == y_index).astype(np.float64)
+        confidence = proba[np.arange(n_samples), pred_index]
+        held_out = confidence.copy()
+        folds = rng.permutation(np.arange(n_samples) % 2)
+        for fold in range(2):
+            train, test = folds != fold, folds == fold
+            if train.sum() < 2 or not test.any():
+                continue
+            columns = per_class_calibrators(
+                proba[train], y_index[train], np.ones((1, train.sum()))
+            )
+            held_out[test] = _cbpe_top(
+                columns, proba[test], pred_index[test], slice(0, 1)
+            )[0]
+        brier = np.mean((correct - held_out) ** 2)
+        self.calibrated = bool(brier < np.mean((correct - confidence) ** 2))
+        self.columns = None
+        self.residual = correct - confidence
+        if self.calibrated:
+            self.columns = per_class_calibrators(proba, y_index, counts)
+            self.residual = correct - held_out
+
+    def predict(self, proba, pred_index):
+        """The base of each chunk sample per reference row (``(1, n)`` when
+        the base is the model's confidence, the same for every row)."""
+        if self.columns is None:
+            return proba[np.arange(proba.shape[0]), pred_index][None, :]
+        return _cbpe_top(self.columns, proba, pred_index, slice(None))
+
+
+class _ReferenceSide(NamedTuple):
+    """The reference samples of one estimate (all, or the accepted ones)."""
+
+    mask: np.ndarray
+    confidence: np.ndarray
+    correct: np.ndarray
+    base: _Base
+
+
+def _weighted_calibration_estimates(side, weights, proba, pred_index):
+    """PAPE: the top-label isotonic calibration fitted under the weights,
+    averaged over the chunk. Returns the estimate per row and the chunk's
+    calibrated probabilities of row 0."""
+    values = proba[np.arange(proba.shape[0]), pred_index]
+    calibration = weighted_calibration(side.confidence, side.correct, weights)
     estimates = calibration.on_grid @ _mean_weights(calibration.grid, values)
     return estimates, calibration.predict(values, slice(0, 1))[0]
 
 
-def _doubly_robust_estimates(confidence, correct, counts, weights, values):
-    """The chunk's mean confidence plus the reference's importance-weighted
-    mean gap between correctness and confidence, shrunk by its noise.
+def _doubly_robust_estimates(side, weights, proba, pred_index):
+    """The chunk's mean base prediction plus the reference's
+    importance-weighted mean residual, shrunk by its noise.
 
-    ``E = mean_chunk(p) + k D``: ``p`` the probability of the predicted class,
-    ``D = sum w (c - p) / sum w`` the gap between accuracy and confidence on
-    the reference re-weighted to the chunk (importance weights ``w``, so an
-    unbiased estimate of the chunk's gap under covariate shift), and ``k =
-    max(0, 1 - 2 s^2 / D^2)``, ``s^2 = sum w^2 (c - p - D)^2 / (sum w)^2``
-    the variance of ``D``: a positive-part James-Stein factor with the noise
-    counted twice, so that the correction is dropped unless ``|D| > sqrt(2)
-    s`` and shrunk when it barely stands out of its noise (weights with a
-    small effective sample size otherwise add their variance to a model
-    that is already calibrated). With ``w = 1`` and ``k = 1`` (a gap far
-    above its noise) this is the difference of confidences (DoC) estimate.
+    ``E = mean_chunk(b) + k D``: ``b`` the base prediction of correctness
+    (:class:`_Base`: the confidence or its CBPE calibration), ``D = sum w (c -
+    b) / sum w`` its mean residual on the reference re-weighted to the chunk
+    (importance weights ``w``: an unbiased estimate of the chunk's mean
+    residual under covariate shift), and ``k = max(0, 1 - 2 s^2 / D^2)``,
+    ``s^2 = sum w^2 (c - b - D)^2 / (sum w)^2`` the variance of ``D``: a
+    positive-part James-Stein factor with the noise counted twice, so that
+    the correction is dropped unless ``|D| > sqrt(2) s`` and shrunk when it
+    barely stands out of its noise (weights with a small effective sample
+    size otherwise add their variance to a base that already holds). With
+    the confidence as base, ``w = 1`` and ``k = 1`` this is the difference of
+    confidences (DoC) estimate.
     """
-    gap = correct[None, :] - confidence[None, :]
+    base = side.base.predict(proba, pred_index)
+    residual = side.base.residual[None, :]
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shift = (weights * gap).sum(axis=1) / total
-        noise = (weights**2 * (gap - shift[:, None]) ** 2).sum(axis=1) / total**2
+        shift = (weights * residual).sum(axis=1) / total
+        noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
         keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
     correction = keep * shift
-    estimates = np.clip(values.mean() + correction, 0.0, 1.0)
-    return estimates, np.clip(values + correction[0], 0.0, 1.0)
+    estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
+    return estimates, np.clip(base[0] + correction[0], 0.0, 1.0)
 
 
 _ESTIMATORS = {
@@ -443,13 +297,6 @@ def _bootstrap_counts(rng, n_samples, n_resamples):
     return counts
 
 
-class _Side(NamedTuple):
-    """One side of the estimate: the reference rows and chunk rows it uses."""
-
-    reference: np.ndarray  # bool mask of reference samples
-    chunk: np.ndarray  # bool mask of chunk samples
-
-
 class ImportanceWeightedCBPE:
     """CBPE on a reference re-weighted to each chunk's inputs (PAPE).
 
@@ -478,9 +325,11 @@ class ImportanceWeightedCBPE:
     estimator : {"doubly_robust", "weighted_calibration"}, default="doubly_robust"
         ``"weighted_calibration"``: PAPE's, the top-label isotonic
         calibration fitted under the weights, averaged over the chunk.
-        ``"doubly_robust"``: the chunk's mean confidence plus the
-        importance-weighted gap between accuracy and confidence on the
-        reference, shrunk by its noise (:func:`_doubly_robust_estimates`);
+        ``"doubly_robust"``: the chunk's mean base prediction of
+        correctness (the confidence, or its CBPE calibration where that
+        predicts correctness better on held-out reference samples) plus the
+        importance-weighted mean residual of the base on the reference,
+        shrunk by its noise (:func:`_doubly_robust_estimates`);
         it erred less in ``benchmarks/bench_estimates.py`` (the calibration
         re-fitted on the few effective samples of strong weights is noisy).
     failure_floor : bool, default=True
@@ -599,6 +448,21 @@ class ImportanceWeightedCBPE:
         self.n_classes_ = n_classes
         self._rng = check_random_state(self.random_state)
         self.counts_ = _bootstrap_counts(self._rng, n_samples, int(self.n_resamples))
+        self.sides_ = tuple(
+            _ReferenceSide(
+                mask,
+                self.confidence_[mask],
+                self.correct_[mask],
+                _Base(
+                    self.proba_[mask],
+                    self.pred_index_[mask],
+                    y_index[mask],
+                    self.counts_[:, mask],
+                    self._rng,
+                ),
+            )
+            for mask in (np.ones(n_samples, dtype=bool), self.accepted_)
+        )
         return self
 
     def estimate(self, chunk_features, proba, pred_index, accepted=None):
@@ -631,13 +495,13 @@ class ImportanceWeightedCBPE:
             n_splits=self.n_splits,
             random_state=self._rng.randint(2**31 - 1),
         )
-        confidence = proba[np.arange(proba.shape[0]), pred_index]
         values = []
-        for side in (
-            _Side(np.ones_like(self.accepted_), np.ones_like(accepted)),
-            _Side(self.accepted_, accepted),
+        for side, chunk in zip(
+            self.sides_, (np.ones_like(accepted), accepted), strict=True
         ):
-            values.extend(self._side(side, ratio.reference, confidence))
+            values.extend(
+                self._side(side, ratio.reference, proba[chunk], pred_index[chunk])
+            )
         precision, recall = self._class_values(
             ratio.reference, proba, pred_index, accepted
         )
@@ -650,20 +514,15 @@ class ImportanceWeightedCBPE:
             ratio=ratio,
         )
 
-    def _side(self, side, ratio, confidence):
+    def _side(self, side, ratio, proba, pred_index):
         """``(estimate, lower, upper)`` of the accuracy on one side."""
-        values = confidence[side.chunk]
-        n = values.shape[0]
+        n = proba.shape[0]
         if n == 0:
             return np.nan, np.nan, np.nan
-        weights = self.counts_[:, side.reference] * ratio[side.reference]
-        correct = self.correct_[side.reference]
+        weights = self.counts_[:, side.mask] * ratio[side.mask]
+        correct = side.correct
         estimates, calibrated = _ESTIMATORS[self.estimator](
-            self.confidence_[side.reference],
-            correct,
-            self.counts_[:, side.reference],
-            weights,
-            values,
+            side, weights, proba, pred_index
         )
         point = float(estimates[0])
         if weights.shape[0] < 3:

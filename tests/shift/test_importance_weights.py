@@ -9,9 +9,9 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_selective import PerformanceMonitor
+from sklearn_selective._shift._density_ratio import density_ratio
 from sklearn_selective._shift._importance_weights import (
     ImportanceWeightedCBPE,
-    density_ratio,
     failure_floor_interval,
     weighted_calibration,
 )
@@ -148,20 +148,38 @@ def test_weighted_calibration_without_weights_is_calibrated_ac():
 
 
 def test_doubly_robust_by_hand_without_shift():
-    """Weights of one: mean confidence + k * (accuracy - confidence) on the
-    reference, k the stated James-Stein factor."""
+    """Weights of one: mean base + k * (mean residual) on the reference, k the
+    stated James-Stein factor; with calibrated confidences the base is the
+    confidence and this is DoC shrunk."""
     rng = np.random.default_rng(5)
-    X, proba, pred, y = _constant_confidence_data(rng, 600, 0.0)
-    proba = proba * rng.uniform(0.8, 1.0, (600, 1))
-    proba[:, 1] = 1 - proba[:, 0]
+    n = 3000
+    top = rng.uniform(0.5, 1.0, n)
+    proba = np.column_stack([top, 1 - top])
+    pred = np.zeros(n, dtype=int)
+    y = np.where(rng.random(n) < top, 0, 1)  # calibrated
     estimator = ImportanceWeightedCBPE(
-        classifier=DummyClassifier(strategy="prior"), n_resamples=0
-    ).fit(X[:400], proba[:400], pred[:400], y[:400])
-    result = estimator.estimate(X[400:], proba[400:], pred[400:])
-    gap = (y[:400] == 0) - proba[:400, 0]
-    shift, noise = gap.mean(), gap.var() / 400
+        classifier=DummyClassifier(strategy="prior"), n_resamples=0, random_state=0
+    ).fit(np.zeros((2000, 1)), proba[:2000], pred[:2000], y[:2000])
+    base = estimator.sides_[0].base
+    assert not base.calibrated
+    result = estimator.estimate(np.zeros((1000, 1)), proba[2000:], pred[2000:])
+    gap = (y[:2000] == 0) - top[:2000]
+    shift, noise = gap.mean(), gap.var() / 2000
     keep = max(0.0, 1 - 2 * noise / shift**2)
-    assert result.accuracy == pytest.approx(proba[400:, 0].mean() + keep * shift)
+    assert result.accuracy == pytest.approx(top[2000:].mean() + keep * shift)
+
+
+def test_base_is_calibrated_where_that_predicts_correctness_better():
+    rng = np.random.default_rng(9)
+    X, proba, pred, y = _constant_confidence_data(rng, 2000, 0.0)
+    proba[:, 0] = np.where(X[:, 0] > 0, 0.9, 0.7)  # over-confident below 0
+    proba[:, 1] = 1 - proba[:, 0]
+    estimator = ImportanceWeightedCBPE(n_resamples=10, random_state=0).fit(
+        X, proba, pred, y
+    )
+    assert estimator.sides_[0].base.calibrated
+    result = estimator.estimate(X, proba, pred)
+    assert result.accuracy == pytest.approx(np.mean(y == 0), abs=0.02)
 
 
 @pytest.mark.parametrize("estimator", ["doubly_robust", "weighted_calibration"])
