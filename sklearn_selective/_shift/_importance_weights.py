@@ -178,7 +178,9 @@ class _Base:
     model's confidence, or CBPE's calibration of it (one-vs-rest isotonic,
     renormalised) where that predicts correctness better on held-out
     reference samples (Brier score, two folds; NannyML also calibrates only
-    where it helps). ``residual``: correctness minus the base's held-out
+    where it helps; requiring the gain to pass two standard errors was
+    tried and erred more on the selective accuracy of a miscalibrated
+    model). ``residual``: correctness minus the base's held-out
     prediction on each reference sample (cross-fitted, so that a
     calibration does not hide its own errors from the correction)."""
 

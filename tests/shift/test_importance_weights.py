@@ -172,7 +172,7 @@ def test_doubly_robust_by_hand_without_shift():
 def test_base_is_calibrated_where_that_predicts_correctness_better():
     rng = np.random.default_rng(9)
     X, proba, pred, y = _constant_confidence_data(rng, 2000, 0.0)
-    proba[:, 0] = np.where(X[:, 0] > 0, 0.9, 0.7)  # over-confident below 0
+    proba[:, 0] = np.where(X[:, 0] > 0, 0.97, 0.99)  # over-confident
     proba[:, 1] = 1 - proba[:, 0]
     estimator = ImportanceWeightedCBPE(n_resamples=10, random_state=0).fit(
         X, proba, pred, y
