@@ -18,8 +18,18 @@ calibration as published); the other methods are
 NannyML's CBPE on all samples (accuracy) and on the accepted ones (selective
 accuracy).
 
-Tiny run (seconds): ``--repeats 1 --data-sets "gauss LR" --coverage-repeats 1
+Tiny run (seconds): ``--repeats 1 --data-sets "gauss LR" --coverage-repeats 0
 --floor-repeats 1``.
+
+Measured (8 repetitions, NannyML 0.13.1; mean |error| over the 12 covariate
+settings, accuracy / selective accuracy): importance_weighted 0.0163 / 0.0111,
+pape_weighted 0.0237 / 0.0153, auto 0.0182 / 0.0135, doc 0.0166 / 0.0132,
+cbpe 0.0178 / 0.0107, NannyML CBPE 0.0133 / 0.0108; importance_weighted at or
+below NannyML's accuracy error on 3 of 12 settings (ahead on the tabular
+selections, behind on digits brightness and noise, where NannyML leaves the
+probabilities uncalibrated). Coverage of its intervals 0.96-1.00 at 50 and 200
+samples (150 chunks). With a reference of constant accuracy 0.98-0.999 the
+normal interval alone covers 0.82-0.95, with the Jeffreys floor 0.97-1.00.
 
 Data sets and settings (covariate shifts keep ``P(y | x)``: they move ``x``
 by selection or a transformation the labels do not follow):
