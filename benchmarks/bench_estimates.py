@@ -1,0 +1,491 @@
+"""Label-free accuracy after covariate shift: importance-weighted CBPE (PAPE)
+against the monitor's methods and NannyML's CBPE; when to trust an estimate;
+coverage of the new intervals; intervals when the reference has no failure.
+
+Run: ``python benchmarks/bench_estimates.py [--repeats 10] [--coverage-repeats
+200] [--floor-repeats 400]``; NannyML's column appears when it imports (run
+with an interpreter that has it, see ``_nannyml_cbpe.py``).
+
+Every setting trains a model, fits a ``SelectiveClassifier`` (target coverage
+0.8) and every estimator on a labelled reference, and estimates the accuracy
+and the selective accuracy of a target sample, compared with the realised
+values on it. ``"importance_weighted"`` is ``ImportanceWeightedCBPE``
+(``sklearn_selective/_shift/_importance_weights.py``, its default
+``estimator="doubly_robust"``) on the raw inputs, ``"pape_weighted"`` the same
+with ``estimator="weighted_calibration"`` (PAPE's weighted top-label
+calibration as published); the other methods are
+``PerformanceMonitor(method=...)`` (``"auto"`` with its drift signal);
+NannyML's CBPE on all samples (accuracy) and on the accepted ones (selective
+accuracy).
+
+Tiny run (seconds): ``--repeats 1 --data-sets "gauss LR" --coverage-repeats 0
+--floor-repeats 1``.
+
+Measured (8 repetitions, NannyML 0.13.1; mean |error| over the 12 covariate
+settings, accuracy / selective accuracy): importance_weighted 0.0163 / 0.0111,
+pape_weighted 0.0237 / 0.0153, auto 0.0182 / 0.0135, doc 0.0166 / 0.0132,
+cbpe 0.0178 / 0.0107, NannyML CBPE 0.0133 / 0.0108; importance_weighted at or
+below NannyML's accuracy error on 3 of 12 settings (ahead on the tabular
+selections, behind on digits brightness and noise, where NannyML leaves the
+probabilities uncalibrated). Coverage of its intervals 0.96-1.00 at 50 and 200
+samples (150 chunks). With a reference of constant accuracy 0.98-0.999 the
+normal interval alone covers 0.82-0.95, with the Jeffreys floor 0.97-1.00.
+
+Data sets and settings (covariate shifts keep ``P(y | x)``: they move ``x``
+by selection or a transformation the labels do not follow):
+
+- ``gauss``: the issue-17 setup of ``bench_monitor.py`` (3 classes, 5
+  Gaussian features, ``P(y | x) = softmax(W x + b)``, 2000 training, 2000
+  reference, 4000 target samples), logistic regression (LR) and Gaussian
+  naive Bayes (GNB); covariate: move +1, move +1.5, contraction (the issue's
+  past benchmark, with none); label: label shift, label shift 2.
+- ``digits``: 700 training, 500 reference images, a target of 300 of the
+  other 597, a standardised logistic regression; covariate: selection biased
+  towards heavy ink (weights ``exp(z_ink)``), towards ink in the top half
+  (``exp(1.5 z)``), brightness +1, Gaussian noise sd 1; label: classes 0-4
+  four times as likely; noise ramp: Gaussian noise sd 2, 4, 8.
+- ``tabular``: ``make_classification`` (3 classes, 10 features, 5
+  informative, 2 clusters per class), 3000 training, 2000 reference, 2000
+  target of a pool of 7000, Gaussian naive Bayes; covariate: selection on
+  feature 0 (``exp(z_0)``), on features 0 and 1 (``exp(0.75 (z_0 + z_1))``);
+  label: priors (0.6, 0.3, 0.1).
+
+Also printed: the share of chunks with ``estimate_reliable`` False (support
+rule of ``_reliability.py``; ``novel_share`` of the default monitor's
+IsolationForest, ``clipped_share`` of the density ratio), per setting;
+coverage of the realised-value intervals of ``"importance_weighted"`` at 50
+and 200 samples; and a simulation of the intervals with a reference of few
+or no failures (accuracy 0.98-1.0), with and without the Jeffreys floor.
+"""
+
+import argparse
+import time
+import warnings
+
+import _nannyml_cbpe
+import numpy as np
+from bench_monitor import (
+    MODELS,
+    N_CLASSES,
+    N_FEATURES,
+    _label_shift,
+    _shifted,
+    _source,
+)
+from sklearn.datasets import load_digits, make_classification
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._shift._importance_weights import ImportanceWeightedCBPE
+from sklearn_selective._shift._methods import METHODS
+from sklearn_selective._shift._reliability import estimate_reliable
+
+MONITOR_METHODS = ("auto", *METHODS)
+NEW = "importance_weighted"
+# The new columns: the default (doubly robust, shrunk) and PAPE's weighted
+# calibration as published.
+NEW_ESTIMATORS = {NEW: "doubly_robust", "pape_weighted": "weighted_calibration"}
+COVARIATE, LABEL, NOISE, NONE = "covariate", "label", "noise", "none"
+
+
+# ----------------------------------------------------------------------------
+# Data sets: per repetition, (model, X_ref, y_ref, {setting: (kind, X, y)})
+# ----------------------------------------------------------------------------
+def _biased(rng, score, n, beta=1.0):
+    """``n`` rows drawn without replacement with weights ``exp(beta z)``
+    (``z`` the standardised score): Gumbel top-k."""
+    z = (score - score.mean()) / score.std()
+    keys = beta * z - np.log(-np.log(rng.random(score.shape[0])))
+    return np.argsort(-keys)[:n]
+
+
+def gauss_cases(seed, model_name):
+    rng = np.random.default_rng(seed)
+    truth = (rng.normal(size=(N_FEATURES, N_CLASSES)), rng.normal(size=N_CLASSES))
+    X_train, y_train = _source(rng, truth, 2000)
+    X_ref, y_ref = _source(rng, truth, 2000)
+    n = 4000
+    settings = {
+        "none": (NONE, *_source(rng, truth, n)),
+        "move +1": (COVARIATE, *_shifted(rng, truth, n, move=1.0)),
+        "move +1.5": (COVARIATE, *_shifted(rng, truth, n, move=1.5)),
+        "contraction": (COVARIATE, *_shifted(rng, truth, n, scale=0.5)),
+        "label shift": (LABEL, *_label_shift(rng, truth, n)),
+        "label shift 2": (LABEL, *_label_shift(rng, truth, n, priors=(0.1, 0.1, 0.8))),
+    }
+    model = MODELS[model_name]().fit(X_train, y_train)
+    return model, X_ref, y_ref, settings
+
+
+def digits_cases(seed):
+    X, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(seed)
+    train, ref, pool = np.split(rng.permutation(len(y)), [700, 1200])
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    model.fit(X[train], y[train])
+    Xp, yp = X[pool].astype(float), y[pool]
+    n = 300
+    ink = Xp.sum(axis=1)
+    top = Xp[:, :32].sum(axis=1) - Xp[:, 32:].sum(axis=1)
+    plain = rng.choice(pool.shape[0], n, replace=False)
+    prior = np.where(yp < 5, 4.0, 1.0)
+    by_label = rng.choice(pool.shape[0], n, replace=False, p=prior / prior.sum())
+    settings = {
+        "none": (NONE, Xp[plain], yp[plain]),
+        "ink bias": (COVARIATE, *_rows(Xp, yp, _biased(rng, ink, n))),
+        "top-half bias": (COVARIATE, *_rows(Xp, yp, _biased(rng, top, n, 1.5))),
+        "brightness +1": (COVARIATE, Xp[plain] + 1.0, yp[plain]),
+        "noise sd 1": (COVARIATE, _noisy(rng, Xp[plain], 1.0), yp[plain]),
+        "classes 0-4 x4": (LABEL, Xp[by_label], yp[by_label]),
+    }
+    for sd in (2, 4, 8):
+        settings[f"noise sd {sd}"] = (NOISE, _noisy(rng, Xp[plain], sd), yp[plain])
+    return model, X[ref].astype(float), y[ref], settings
+
+
+def _rows(X, y, rows):
+    return X[rows], y[rows]
+
+
+def _noisy(rng, X, sd):
+    return X + rng.normal(scale=sd, size=X.shape)
+
+
+def tabular_cases(seed):
+    X, y = make_classification(
+        n_samples=12000,
+        n_features=10,
+        n_informative=5,
+        n_redundant=2,
+        n_classes=3,
+        n_clusters_per_class=2,
+        random_state=seed,
+    )
+    rng = np.random.default_rng(seed)
+    train, ref, pool = np.split(rng.permutation(len(y)), [3000, 5000])
+    model = GaussianNB().fit(X[train], y[train])
+    Xp, yp = X[pool], y[pool]
+    n = 2000
+    z = (Xp - Xp.mean(axis=0)) / Xp.std(axis=0)
+    plain = rng.choice(pool.shape[0], n, replace=False)
+    priors = np.array([0.6, 0.3, 0.1])[yp] / (np.bincount(yp)[yp] / yp.shape[0])
+    by_label = rng.choice(pool.shape[0], n, replace=False, p=priors / priors.sum())
+    settings = {
+        "none": (NONE, Xp[plain], yp[plain]),
+        "select x0": (COVARIATE, *_rows(Xp, yp, _biased(rng, z[:, 0], n))),
+        "select x0+x1": (
+            COVARIATE,
+            *_rows(Xp, yp, _biased(rng, z[:, 0] + z[:, 1], n, 0.75 * np.sqrt(2))),
+        ),
+        "label shift": (LABEL, Xp[by_label], yp[by_label]),
+    }
+    return model, X[ref], y[ref], settings
+
+
+DATA_SETS = {
+    "gauss LR": lambda seed: gauss_cases(seed, "logistic regression"),
+    "gauss GNB": lambda seed: gauss_cases(seed, "gaussian naive bayes"),
+    "digits": digits_cases,
+    "tabular": tabular_cases,
+}
+
+
+# ----------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------
+def _monitor(clf, method, seed):
+    return PerformanceMonitor(
+        clf,
+        method=method,
+        n_resamples=0,
+        novelty_detector="auto" if method == "auto" else None,
+        drift_estimator="auto" if method == "auto" else None,
+        random_state=seed,
+    )
+
+
+def _indices(clf, X):
+    return np.searchsorted(clf.classes_, clf.predict(X))
+
+
+def _nannyml(clf, X_ref, y_ref, X):
+    estimates = []
+    for rows_ref, rows in (
+        (slice(None), slice(None)),
+        (clf.predict_accept(X_ref), clf.predict_accept(X)),
+    ):
+        estimates.append(
+            _nannyml_cbpe.cbpe_accuracy(
+                clf.predict_proba(X_ref[rows_ref]),
+                _indices(clf, X_ref[rows_ref]),
+                np.searchsorted(clf.classes_, y_ref[rows_ref]),
+                clf.predict_proba(X[rows]),
+                _indices(clf, X[rows]),
+            )
+        )
+    return estimates
+
+
+def run_errors(repeats, data_sets):
+    """Per (data set, setting): errors per method, and the reliability flags."""
+    errors, flags = {}, {}
+    nannyml = _nannyml_cbpe.available()
+    for name in data_sets:
+        for seed in range(repeats):
+            model, X_ref, y_ref, settings = DATA_SETS[name](seed)
+            clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
+            clf.fit(X_ref, y_ref)
+            monitors = {
+                m: _monitor(clf, m, seed).fit(X_ref, y_ref) for m in MONITOR_METHODS
+            }
+            weighted = {
+                column: ImportanceWeightedCBPE(
+                    n_resamples=0, estimator=estimator, random_state=seed
+                ).fit(
+                    X_ref,
+                    clf.predict_proba(X_ref),
+                    _indices(clf, X_ref),
+                    np.searchsorted(clf.classes_, y_ref),
+                    clf.predict_accept(X_ref),
+                )
+                for column, estimator in NEW_ESTIMATORS.items()
+            }
+            for setting, (kind, X, y) in settings.items():
+                correct = clf.predict(X) == y
+                accepted = clf.predict_accept(X)
+                realised = np.array([correct.mean(), correct[accepted].mean()])
+                key = (name, setting, kind)
+                cell = errors.setdefault(key, {})
+                novel = np.nan
+                for method, monitor in monitors.items():
+                    result = monitor.estimate(X)
+                    estimate = [result.accuracy[0], result.selective_accuracy[0]]
+                    cell.setdefault(method, []).append(estimate - realised)
+                    if method == "auto":
+                        novel = result.novel_share[0]
+                for column, estimator in weighted.items():
+                    chunk = estimator.estimate(
+                        X, clf.predict_proba(X), _indices(clf, X), accepted
+                    )
+                    estimate = [chunk.accuracy, chunk.selective_accuracy]
+                    cell.setdefault(column, []).append(estimate - realised)
+                if nannyml:
+                    cell.setdefault("nannyml cbpe", []).append(
+                        _nannyml(clf, X_ref, y_ref, X) - realised
+                    )
+                flags.setdefault(key, []).append(
+                    (
+                        bool(estimate_reliable(novel, chunk.clipped_share)),
+                        novel,
+                        chunk.clipped_share,
+                    )
+                )
+    return errors, flags
+
+
+def print_errors(errors, flags, repeats):
+    methods = [*NEW_ESTIMATORS, *MONITOR_METHODS]
+    if any("nannyml cbpe" in cell for cell in errors.values()):
+        methods.append("nannyml cbpe")
+    print(
+        f"mean |error| of the estimated accuracy / selective accuracy, {repeats} "
+        "repetitions; last columns: share of chunks with estimate_reliable "
+        "False, mean novel_share, mean clipped_share"
+    )
+    print(
+        f"{'data':<10}{'setting':<16}{'kind':<10}"
+        + "".join(f"{m:>15}" for m in methods)
+        + f"{'unreliable':>11}{'novel':>7}{'clip':>7}"
+    )
+    means = {}
+    for (name, setting, kind), cell in errors.items():
+        cells = []
+        for method in methods:
+            mae = np.abs(np.asarray(cell[method])).mean(axis=0)
+            means.setdefault((kind, method), []).append(mae)
+            cells.append(f"{mae[0]:.3f}/{mae[1]:.3f}")
+        flag = np.asarray(flags[(name, setting, kind)], dtype=float)
+        print(
+            f"{name:<10}{setting:<16}{kind:<10}"
+            + "".join(f"{c:>15}" for c in cells)
+            + f"{1 - flag[:, 0].mean():>11.2f}{np.nanmean(flag[:, 1]):>7.2f}"
+            + f"{flag[:, 2].mean():>7.2f}"
+        )
+    print()
+    for kind in (COVARIATE, LABEL, NONE, NOISE):
+        cells = []
+        for method in methods:
+            if (kind, method) not in means:
+                continue
+            mae = np.mean(means[(kind, method)], axis=0)
+            cells.append(f"{mae[0]:.4f}/{mae[1]:.4f}")
+        if cells:
+            print(f"{'mean ' + kind:<36}" + "".join(f"{c:>15}" for c in cells))
+    covariate = [key for key in errors if key[2] == COVARIATE]
+    for other in ("nannyml cbpe", "cbpe"):
+        if not all(other in errors[key] for key in covariate):
+            continue
+        counts = [
+            sum(
+                np.abs(np.asarray(errors[key][NEW])[:, j]).mean()
+                <= np.abs(np.asarray(errors[key][other])[:, j]).mean()
+                for key in covariate
+            )
+            for j in (0, 1)
+        ]
+        print(
+            f"{NEW} at or below {other} on {counts[0]} (accuracy) and "
+            f"{counts[1]} (selective accuracy) of {len(covariate)} "
+            "covariate-shift settings"
+        )
+
+
+# ----------------------------------------------------------------------------
+# Coverage of the realised-value intervals
+# ----------------------------------------------------------------------------
+COVERAGE_SETTINGS = (
+    ("gauss GNB", "none"),
+    ("gauss GNB", "move +1"),
+    ("digits", "none"),
+    ("digits", "ink bias"),
+)
+
+
+def run_coverage(repeats, sizes=(50, 200), n_resamples=200):
+    """Per (data set, setting, size): covered (accuracy, selective) per repeat."""
+    covered = {}
+    for name in dict.fromkeys(name for name, _ in COVERAGE_SETTINGS):
+        for seed in range(repeats):
+            model, X_ref, y_ref, settings = DATA_SETS[name](1000 + seed)
+            clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
+            clf.fit(X_ref, y_ref)
+            weighted = ImportanceWeightedCBPE(
+                n_resamples=n_resamples, random_state=seed
+            ).fit(
+                X_ref,
+                clf.predict_proba(X_ref),
+                _indices(clf, X_ref),
+                np.searchsorted(clf.classes_, y_ref),
+                clf.predict_accept(X_ref),
+            )
+            rng = np.random.default_rng(seed)
+            for setting in (s for n, s in COVERAGE_SETTINGS if n == name):
+                _, X_all, y_all = settings[setting]
+                for size in sizes:
+                    rows = rng.permutation(X_all.shape[0])[:size]
+                    X, y = X_all[rows], y_all[rows]
+                    accepted = clf.predict_accept(X)
+                    correct = clf.predict(X) == y
+                    chunk = weighted.estimate(
+                        X, clf.predict_proba(X), _indices(clf, X), accepted
+                    )
+                    hits = []
+                    for value, low, high in (
+                        (correct.mean(), chunk.accuracy_lower, chunk.accuracy_upper),
+                        (
+                            correct[accepted].mean() if accepted.any() else np.nan,
+                            chunk.selective_accuracy_lower,
+                            chunk.selective_accuracy_upper,
+                        ),
+                    ):
+                        hits.append(low - 1e-12 <= value <= high + 1e-12)
+                    covered.setdefault((name, setting, size), []).append(hits)
+    return covered
+
+
+def print_coverage(covered, repeats, level=0.95):
+    se = np.sqrt(level * (1 - level) / repeats)
+    print(
+        f"\ncoverage of the realised-value intervals of {NEW} (nominal "
+        f"{level}, +-2 Monte-Carlo s.e. = {2 * se:.3f}), {repeats} chunks each: "
+        "accuracy / selective accuracy"
+    )
+    for (name, setting, size), hits in covered.items():
+        rate = np.asarray(hits, dtype=float).mean(axis=0)
+        print(f"{name:<10}{setting:<14}n={size:<5}{rate[0]:.3f} / {rate[1]:.3f}")
+
+
+# ----------------------------------------------------------------------------
+# No failure on the reference: the Jeffreys floor
+# ----------------------------------------------------------------------------
+def run_floor(repeats, accuracies=(0.98, 0.99, 0.995, 0.999, 1.0), m=400):
+    """Coverage of the realised accuracy with and without the floor, a
+    reference of ``m`` samples and a constant accuracy (the density ratio
+    fixed at 1 by a prior-only domain classifier: the floor alone)."""
+    from sklearn.dummy import DummyClassifier
+
+    rows = {}
+    for accuracy in accuracies:
+        for seed in range(repeats):
+            rng = np.random.default_rng(seed)
+            n_total = m + 200
+            X = rng.normal(size=(n_total, 2))
+            top = rng.uniform(0.9, 1.0, n_total)
+            proba = np.column_stack([top, 1 - top])
+            correct = rng.random(n_total) < accuracy
+            y_index = np.where(correct, 0, 1)
+            pred = np.zeros(n_total, dtype=int)
+            for floor in (False, True):
+                estimator = ImportanceWeightedCBPE(
+                    classifier=DummyClassifier(strategy="prior"),
+                    n_resamples=100,
+                    failure_floor=floor,
+                    random_state=seed,
+                ).fit(X[:m], proba[:m], pred[:m], y_index[:m])
+                for size in (50, 200):
+                    chunk = estimator.estimate(
+                        X[m : m + size], proba[m : m + size], pred[m : m + size]
+                    )
+                    realised = correct[m : m + size].mean()
+                    covered = (
+                        chunk.accuracy_lower - 1e-12
+                        <= realised
+                        <= chunk.accuracy_upper + 1e-12
+                    )
+                    width = chunk.accuracy_upper - chunk.accuracy_lower
+                    key = (accuracy, size, floor)
+                    rows.setdefault(key, []).append((covered, width))
+    return rows
+
+
+def print_floor(rows, repeats, m=400):
+    print(
+        f"\nrealised-accuracy intervals with a reference of {m} samples of "
+        f"constant accuracy, {repeats} repetitions: coverage (mean width), "
+        "normal interval alone / with the Jeffreys floor"
+    )
+    for accuracy, size in dict.fromkeys((a, s) for a, s, _ in rows):
+        cells = []
+        for floor in (False, True):
+            values = np.asarray(rows[(accuracy, size, floor)], dtype=float)
+            cells.append(f"{values[:, 0].mean():.3f} ({values[:, 1].mean():.4f})")
+        print(f"accuracy {accuracy:<7}n={size:<5}" + "   ".join(cells))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--data-sets", nargs="*", default=list(DATA_SETS))
+    parser.add_argument("--coverage-repeats", type=int, default=200)
+    parser.add_argument("--floor-repeats", type=int, default=400)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        if args.repeats:
+            print_errors(*run_errors(args.repeats, args.data_sets), args.repeats)
+            print(f"({time.perf_counter() - start:.0f} s)")
+        if args.coverage_repeats:
+            print_coverage(run_coverage(args.coverage_repeats), args.coverage_repeats)
+            print(f"({time.perf_counter() - start:.0f} s)")
+        if args.floor_repeats:
+            print_floor(run_floor(args.floor_repeats), args.floor_repeats)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,332 @@
+"""Importance-weighted estimates: the density ratio, both estimators, the
+intervals and the Jeffreys floor."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.stats import betabinom, norm
+from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_selective import PerformanceMonitor
+from sklearn_selective._shift._density_ratio import density_ratio
+from sklearn_selective._shift._importance_weights import (
+    ImportanceWeightedCBPE,
+    failure_floor_interval,
+    weighted_calibration,
+)
+
+
+class _Memoriser:
+    """A domain classifier that knows its training rows exactly and nothing
+    else: 1 for a chunk row it saw, 0 for a reference row it saw, the
+    training share otherwise. Cross-fitted, it never scores a row it saw."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        self.rows_ = {tuple(row): label for row, label in zip(X, y, strict=True)}
+        self.share_ = np.mean(y)
+        return self
+
+    def predict_proba(self, X):
+        p = np.array([self.rows_.get(tuple(row), self.share_) for row in X])
+        return np.column_stack([1 - p, p])
+
+
+def _constant_confidence_data(rng, n, move):
+    """One feature; the model always says class 0 with probability 0.8, but
+    it is right with probability 0.95 for x > 0 and 0.65 below: calibrated
+    on N(0, 1), under-confident on N(1, 1) (a covariate shift)."""
+    X = rng.normal(size=(n, 1)) + move
+    right = rng.random(n) < np.where(X[:, 0] > 0, 0.95, 0.65)
+    proba = np.tile([0.8, 0.2], (n, 1))
+    return X, proba, np.zeros(n, dtype=int), np.where(right, 0, 1)
+
+
+def test_density_ratio_recovers_a_gaussian_move():
+    rng = np.random.default_rng(0)
+    reference = rng.normal(size=(3000, 2))
+    chunk = rng.normal(size=(3000, 2)) + np.array([0.5, 0.0])
+    ratio = density_ratio(reference, chunk, random_state=0)
+    truth = np.exp(0.5 * reference[:, 0] - 0.125)
+    assert np.corrcoef(np.log(ratio.reference), np.log(truth))[0, 1] > 0.97
+    assert np.median(np.abs(np.log(ratio.reference / truth))) < 0.1
+
+
+def test_density_ratio_is_cross_fitted():
+    rng = np.random.default_rng(1)
+    reference, chunk = rng.normal(size=(40, 3)), rng.normal(size=(40, 3))
+    ratio = density_ratio(reference, chunk, classifier=_Memoriser(), random_state=0)
+    # every row is scored by a classifier that did not see it: training share
+    # 1/2 and equal training sizes give odds 1 exactly
+    np.testing.assert_allclose(ratio.reference, 1.0)
+    np.testing.assert_allclose(ratio.chunk, 1.0)
+
+
+def test_density_ratio_clip_and_overlap():
+    rng = np.random.default_rng(2)
+    reference = rng.normal(size=(400, 2))
+    chunk = np.vstack([rng.normal(size=(300, 2)), rng.normal(size=(100, 2)) + 8.0])
+    ratio = density_ratio(reference, chunk, max_ratio=10.0, random_state=0)
+    for values in (ratio.reference, ratio.chunk):
+        assert values.min() >= 0.1 and values.max() <= 10.0
+    assert 0.2 <= ratio.clipped_share <= 0.3
+    assert ratio.effective_size() <= 400
+
+
+def test_density_ratio_sparse_and_custom_classifier():
+    rng = np.random.default_rng(3)
+    reference = sp.random(200, 5, density=0.3, random_state=0, format="csr")
+    chunk = sp.random(100, 5, density=0.3, random_state=1, format="csr")
+    ratio = density_ratio(reference, chunk, random_state=0)
+    assert ratio.reference.shape == (200,) and ratio.chunk.shape == (100,)
+    dense = density_ratio(
+        rng.normal(size=(50, 2)),
+        rng.normal(size=(50, 2)),
+        classifier=LogisticRegression(),
+        n_splits=3,
+        random_state=0,
+    )
+    assert np.isfinite(dense.reference).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"max_ratio": 1.0}, "max_ratio"),
+        ({"n_splits": 1}, "n_splits"),
+        ({"chunk_features": np.zeros((10, 3))}, "same columns"),
+        ({"chunk_features": np.full((10, 2), np.nan)}, "NaN"),
+        ({"chunk_features": np.zeros((1, 2))}, "n_splits=2"),
+        ({"chunk_features": np.zeros(10)}, "2-dimensional"),
+    ],
+)
+def test_density_ratio_errors(kwargs, match):
+    arguments = {"reference_features": np.zeros((10, 2)), "chunk_features": None}
+    arguments["chunk_features"] = np.ones((10, 2))
+    arguments.update(kwargs)
+    reference = arguments.pop("reference_features")
+    chunk = arguments.pop("chunk_features")
+    with pytest.raises(ValueError, match=match):
+        density_ratio(reference, chunk, **arguments)
+
+
+def test_weighted_calibration_without_weights_is_calibrated_ac():
+    """Weights of one: the monitor's ``"calibrated_ac"`` exactly."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(1500, 3))
+    y = (X @ [1.0, -1.0, 0.5] + rng.logistic(size=1500) > 0).astype(int)
+    model = LogisticRegression().fit(X[:500], y[:500])
+    ref, chunk = slice(500, 1000), slice(1000, 1500)
+    monitor = PerformanceMonitor(
+        model,
+        method="calibrated_ac",
+        n_resamples=0,
+        novelty_detector=None,
+        drift_estimator=None,
+    ).fit(X[ref], y[ref])
+    expected = monitor.estimate(X[chunk]).accuracy[0]
+    estimator = ImportanceWeightedCBPE(
+        classifier=DummyClassifier(strategy="prior"),
+        estimator="weighted_calibration",
+        n_resamples=0,
+        random_state=0,
+    ).fit(X[ref], model.predict_proba(X[ref]), model.predict(X[ref]), y[ref])
+    result = estimator.estimate(
+        X[chunk], model.predict_proba(X[chunk]), model.predict(X[chunk])
+    )
+    assert result.accuracy == pytest.approx(expected, abs=1e-12)
+    calibration = weighted_calibration(
+        estimator.confidence_, estimator.correct_, np.ones((1, 500))
+    )
+    assert calibration.on_grid.shape == (1, calibration.grid.shape[0])
+
+
+def test_doubly_robust_by_hand_without_shift():
+    """Weights of one: mean base + k * (mean residual) on the reference, k the
+    stated James-Stein factor; with calibrated confidences the base is the
+    confidence and this is DoC shrunk."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    top = rng.uniform(0.5, 1.0, n)
+    proba = np.column_stack([top, 1 - top])
+    pred = np.zeros(n, dtype=int)
+    y = np.where(rng.random(n) < top, 0, 1)  # calibrated
+    estimator = ImportanceWeightedCBPE(
+        classifier=DummyClassifier(strategy="prior"), n_resamples=0, random_state=0
+    ).fit(np.zeros((2000, 1)), proba[:2000], pred[:2000], y[:2000])
+    base = estimator.sides_[0].base
+    assert not base.calibrated
+    result = estimator.estimate(np.zeros((1000, 1)), proba[2000:], pred[2000:])
+    gap = (y[:2000] == 0) - top[:2000]
+    shift, noise = gap.mean(), gap.var() / 2000
+    keep = max(0.0, 1 - 2 * noise / shift**2)
+    assert result.accuracy == pytest.approx(top[2000:].mean() + keep * shift)
+
+
+def test_base_is_calibrated_where_that_predicts_correctness_better():
+    rng = np.random.default_rng(9)
+    X, proba, pred, y = _constant_confidence_data(rng, 2000, 0.0)
+    proba[:, 0] = np.where(X[:, 0] > 0, 0.97, 0.99)  # over-confident
+    proba[:, 1] = 1 - proba[:, 0]
+    estimator = ImportanceWeightedCBPE(n_resamples=10, random_state=0).fit(
+        X, proba, pred, y
+    )
+    assert estimator.sides_[0].base.calibrated
+    result = estimator.estimate(X, proba, pred)
+    assert result.accuracy == pytest.approx(np.mean(y == 0), abs=0.02)
+
+
+@pytest.mark.parametrize("estimator", ["doubly_robust", "weighted_calibration"])
+def test_corrects_a_covariate_shift_that_cbpe_misses(estimator):
+    rng = np.random.default_rng(6)
+    X_ref, proba_ref, pred_ref, y_ref = _constant_confidence_data(rng, 4000, 0.0)
+    X, proba, pred, y = _constant_confidence_data(rng, 4000, 1.0)
+    truth = 0.95 * norm.cdf(1.0) + 0.65 * norm.cdf(-1.0)  # 0.902
+    fitted = ImportanceWeightedCBPE(
+        estimator=estimator, n_resamples=50, random_state=0
+    ).fit(X_ref, proba_ref, pred_ref, y_ref)
+    result = fitted.estimate(X, proba, pred)
+    reference_accuracy = np.mean(y_ref == 0)  # what any unweighted method says
+    assert abs(reference_accuracy - truth) > 0.08
+    assert abs(result.accuracy - truth) < 0.03
+    realised = np.mean(y == 0)
+    assert result.accuracy_lower <= realised <= result.accuracy_upper
+    # one predicted class: its precision is the selective accuracy, recall 1
+    assert result.selective_precision[0] == pytest.approx(
+        result.selective_accuracy, abs=0.03
+    )
+    assert result.selective_recall[0] == pytest.approx(1.0)
+    assert np.isnan(result.selective_precision[1])
+
+
+def test_selective_side_uses_accepted_samples():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(1200, 2))
+    y = (X[:, 0] + rng.logistic(size=1200) > 0).astype(int)
+    model = LogisticRegression().fit(X[:400], y[:400])
+    proba = model.predict_proba(X)
+    accepted = proba.max(axis=1) > 0.7
+    estimator = ImportanceWeightedCBPE(n_resamples=20, random_state=0).fit(
+        X[400:800],
+        proba[400:800],
+        model.predict(X[400:800]),
+        y[400:800],
+        accepted[400:800],
+    )
+    result = estimator.estimate(
+        X[800:], proba[800:], model.predict(X[800:]), accepted[800:]
+    )
+    assert result.selective_accuracy > result.accuracy
+    assert 0 < result.effective_size <= accepted[400:800].sum()
+    nothing = estimator.estimate(
+        X[800:], proba[800:], model.predict(X[800:]), np.zeros(400, dtype=bool)
+    )
+    assert np.isnan(nothing.selective_accuracy)
+
+
+def test_no_failure_on_the_reference_gives_a_nonzero_interval():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(600, 2))
+    proba = np.tile([0.97, 0.03], (600, 1))
+    pred = np.zeros(600, dtype=int)
+    y = np.zeros(600, dtype=int)  # every reference prediction right
+    kwargs = {"classifier": DummyClassifier(strategy="prior"), "random_state": 0}
+    widths = {}
+    for floor in (False, True):
+        fitted = ImportanceWeightedCBPE(failure_floor=floor, **kwargs).fit(
+            X[:400], proba[:400], pred[:400], y[:400]
+        )
+        result = fitted.estimate(X[400:], proba[400:], pred[400:])
+        widths[floor] = result.accuracy_upper - result.accuracy_lower
+    assert widths[True] > 0.005
+    assert widths[True] > widths[False]
+
+
+def test_failure_floor_interval_is_the_beta_binomial_hull():
+    predictive = betabinom(200, 0.5, 400.5)
+    low, high = failure_floor_interval(1.0, 1.0, 200, 0, 400, 0.95)
+    assert high == 1.0
+    assert low == pytest.approx(1 - predictive.ppf(0.975) / 200)
+    # an interval already wider is kept
+    assert failure_floor_interval(0.5, 1.0, 200, 0, 400, 0.95) == (0.5, 1.0)
+    # NaN interval: the floor alone
+    low, high = failure_floor_interval(np.nan, np.nan, 50, 4, 400, 0.9)
+    assert 0.8 < low < high <= 1.0
+    # nothing to say without samples
+    assert failure_floor_interval(0.9, 0.95, 0, 0, 400, 0.95) == (0.9, 0.95)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda e: e.fit(
+                np.zeros((5, 2)), np.ones((5, 2)) / 2, np.zeros(5), [0] * 4
+            ),
+            "y_index",
+        ),
+        (
+            lambda e: e.fit(np.zeros((5, 2)), np.ones(5), np.zeros(5), [0] * 5),
+            "2-dimensional",
+        ),
+        (
+            lambda e: e.fit(
+                np.zeros((5, 2)), np.ones((5, 2)) / 2, np.full(5, 3), [0] * 5
+            ),
+            "pred_index",
+        ),
+        (
+            lambda e: e.fit(
+                np.zeros((4, 2)), np.ones((5, 2)) / 2, np.zeros(5), [0] * 5
+            ),
+            "same samples",
+        ),
+        (
+            lambda e: e.fit(
+                np.zeros((5, 2)),
+                np.ones((5, 2)) / 2,
+                np.zeros(5),
+                [0] * 5,
+                np.zeros(5, dtype=bool),
+            ),
+            "accepted",
+        ),
+    ],
+)
+def test_fit_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call(ImportanceWeightedCBPE())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [50, 200])
+def test_floor_coverage_with_few_failures(size):
+    """Coverage of the realised accuracy at accuracy 0.98-1.0 (reference of
+    400, the density ratio fixed at one): at least nominal - 2 s.e."""
+    repeats = 150
+    for accuracy in (0.98, 0.995, 1.0):
+        covered = 0
+        for seed in range(repeats):
+            rng = np.random.default_rng(seed)
+            n_total = 400 + size
+            X = rng.normal(size=(n_total, 1))
+            top = rng.uniform(0.9, 1.0, n_total)
+            proba = np.column_stack([top, 1 - top])
+            right = rng.random(n_total) < accuracy
+            y, pred = np.where(right, 0, 1), np.zeros(n_total, dtype=int)
+            fitted = ImportanceWeightedCBPE(
+                classifier=DummyClassifier(strategy="prior"),
+                n_resamples=50,
+                random_state=seed,
+            ).fit(X[:400], proba[:400], pred[:400], y[:400])
+            result = fitted.estimate(X[400:], proba[400:], pred[400:])
+            realised = right[400:].mean()
+            low, high = result.accuracy_lower, result.accuracy_upper
+            covered += bool(low - 1e-12 <= realised <= high + 1e-12)
+        assert covered / repeats >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / repeats)

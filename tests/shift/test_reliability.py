@@ -1,0 +1,78 @@
+"""The support rule: estimate_reliable and its reasons."""
+
+import numpy as np
+import pytest
+
+from sklearn_selective._shift._reliability import (
+    MAX_CLIPPED_SHARE,
+    MAX_NOVEL_SHARE,
+    estimate_reliable,
+    unreliable_reasons,
+)
+
+
+def test_rule_at_the_stated_levels():
+    novel = np.array([0.0, MAX_NOVEL_SHARE, MAX_NOVEL_SHARE + 0.01, 0.0])
+    clipped = np.array([0.0, MAX_CLIPPED_SHARE, 0.0, MAX_CLIPPED_SHARE + 0.01])
+    assert estimate_reliable(novel, clipped).tolist() == [True, True, False, False]
+
+
+def test_nan_is_no_evidence():
+    assert estimate_reliable(np.nan, np.nan).tolist() is True
+    assert estimate_reliable([np.nan, 0.9], 0.0).tolist() == [True, False]
+
+
+def test_levels_can_be_changed():
+    assert not estimate_reliable(0.2, 0.0, max_novel_share=0.1)
+    assert estimate_reliable(0.0, 0.5, max_clipped_share=0.6)
+
+
+def test_reasons_name_the_signals():
+    reasons = unreliable_reasons([0.1, 0.7, 0.7], [0.0, 0.0, 0.3])
+    assert reasons.tolist() == [
+        "",
+        "novel_share 0.70 > 0.50",
+        "novel_share 0.70 > 0.50, clipped_share 0.30 > 0.10",
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"novel_share": 1.5}, "novel_share"),
+        ({"clipped_share": -0.1}, "clipped_share"),
+        ({"max_novel_share": 2.0}, "max_novel_share"),
+        ({"max_clipped_share": "a"}, "max_clipped_share"),
+    ],
+)
+def test_errors_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        estimate_reliable(**kwargs)
+
+
+def test_flags_noisy_digits_but_not_clean_ones():
+    """On digits, the default novelty detector of the monitor flags most of a
+    chunk with Gaussian noise of sd 2, 4, 8, and the rule then says
+    unreliable; a clean chunk passes."""
+    from sklearn.datasets import load_digits
+    from sklearn.ensemble import IsolationForest
+
+    X, _ = load_digits(return_X_y=True)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(X.shape[0])
+    reference, pool = X[order[:600]], X[order[600:900]]
+    fit_half, calibration = reference[:300], reference[300:]
+    detector = IsolationForest(n_estimators=50, random_state=0).fit(fit_half)
+    threshold = np.sort(detector.score_samples(calibration))[
+        int(0.05 * (calibration.shape[0] + 1)) - 1
+    ]
+
+    def novel_share(chunk):
+        return np.mean(detector.score_samples(chunk) < threshold)
+
+    clean = novel_share(pool)
+    noisy = [
+        novel_share(pool + rng.normal(scale=sd, size=pool.shape)) for sd in (2, 4, 8)
+    ]
+    assert estimate_reliable(clean)
+    assert not estimate_reliable(noisy).any()
