@@ -59,10 +59,9 @@ import numpy as np
 from scipy.stats import betabinom, norm
 from sklearn.utils import check_random_state
 
-from ._density_ratio import DensityRatio, _as_features, density_ratio
-
 # The package's isotonic calibrations under rows of weights (one room each).
-from ._methods import _IsotonicColumn, calibrated_proba, per_class_calibrators
+from ..confidence._calibrators import IsotonicColumn, OneVsRest
+from ._density_ratio import DensityRatio, _as_features, density_ratio
 
 
 # ----------------------------------------------------------------------------
@@ -87,7 +86,7 @@ def weighted_calibration(confidence, correct, weights):
         in ``rows``, shape ``(rows, n)``; ``grid`` and ``on_grid`` are the
         fitted values on the distinct reference confidences.
     """
-    return _IsotonicColumn(
+    return IsotonicColumn(
         np.asarray(confidence, dtype=np.float64),
         np.asarray(correct, dtype=np.float64),
         np.asarray(weights, dtype=np.float64),
@@ -163,13 +162,9 @@ def failure_floor_interval(
     )
 
 
-class _Probabilities(NamedTuple):
-    proba: np.ndarray  # what calibrated_proba reads of a chunk
-
-
 def _cbpe_top(columns, proba, pred_index, rows):
     """CBPE's calibrated probability of the predicted class, ``(rows, n)``."""
-    calibrated = calibrated_proba(columns, _Probabilities(proba), rows)
+    calibrated = columns.predict_proba(proba, rows)
     return np.take_along_axis(calibrated, pred_index[None, :, None], axis=-1)[..., 0]
 
 
@@ -194,8 +189,8 @@ class _Base:
             train, test = folds != fold, folds == fold
             if train.sum() < 2 or not test.any():
                 continue
-            columns = per_class_calibrators(
-                proba[train], y_index[train], np.ones((1, train.sum()))
+            columns = OneVsRest(
+                IsotonicColumn, proba[train], y_index[train], np.ones((1, train.sum()))
             )
             held_out[test] = _cbpe_top(
                 columns, proba[test], pred_index[test], slice(0, 1)
@@ -205,7 +200,7 @@ class _Base:
         self.columns = None
         self.residual = correct - confidence
         if self.calibrated:
-            self.columns = per_class_calibrators(proba, y_index, counts)
+            self.columns = OneVsRest(IsotonicColumn, proba, y_index, counts)
             self.residual = correct - held_out
 
     def predict(self, proba, pred_index):

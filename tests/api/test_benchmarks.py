@@ -21,6 +21,10 @@ TINY = {
         "--bootstrap-resamples", "50", "--monitor-scale", "0.1",
         "--class-repeats", "2", "--class-settings", "1",
     ],
+    "bench_estimates.py": [
+        "--repeats", "1", "--data-sets", "gauss LR", "--coverage-repeats", "0",
+        "--floor-repeats", "1",
+    ],
     "bench_guarantees.py": ["--repeats", "2", "--sizes", "300"],
     "bench_confidence.py": [
         "--n", "1e3", "--classes", "10", "--feature-n", "200", "--feature-dims", "8",
