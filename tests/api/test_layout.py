@@ -218,3 +218,38 @@ def test_no_import_of_the_package_inside_a_function():
                     inner.level or (inner.module or "").startswith("sklearn_selective")
                 ):
                     pytest.fail(f"{path}:{inner.lineno}: import inside {node.name}")
+
+
+def _lines_of_code(source_lines, node):
+    """Lines of a function that are code: no blank line, comment or docstring."""
+    docstring = range(0)
+    first = node.body[0]
+    text = getattr(getattr(first, "value", None), "value", None)
+    if isinstance(first, ast.Expr) and isinstance(text, str):
+        docstring = range(first.lineno, first.end_lineno + 1)
+    return sum(
+        1
+        for number in range(node.lineno, node.end_lineno + 1)
+        if number not in docstring
+        and source_lines[number - 1].strip()
+        and not source_lines[number - 1].strip().startswith("#")
+    )
+
+
+def test_no_function_has_more_than_80_lines_of_code():
+    """A longer function is two concepts (STYLE.md, "Size")."""
+    long = []
+    for path in MODULES:
+        source = path.read_text()
+        lines = source.splitlines()
+        for node in ast.walk(ast.parse(source)):
+            is_function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            if is_function and _lines_of_code(lines, node) > 80:
+                long.append(f"{path.relative_to(PACKAGE)}::{node.name}")
+    assert long == []
+
+
+def test_the_function_length_check_can_fail():
+    source = "def f():\n" + "    x = 1\n" * 81
+    node = ast.parse(source).body[0]
+    assert _lines_of_code(source.splitlines(), node) == 82
