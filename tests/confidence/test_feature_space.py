@@ -180,11 +180,19 @@ def test_selective_classifier_fits_the_csf_on_the_deployed_training_inputs(
 ):
     X, y = data
     clf = SelectiveClassifier(
-        _pipeline(), csf=csf, csf_params=params, target_coverage=0.8, cv=3
-    ).fit(X, y)
+        _pipeline(), csf=csf, csf_params=params, target_coverage=0.8, cv=3,
+        random_state=0,
+    ).fit(X, y)  # fmt: skip
     assert isinstance(clf.csf_, FeatureConfidence)
-    assert clf.csf_.n_training_samples == len(X)
-    expected = fit_feature_confidence(csf, clf.estimator_, X, y, csf_params=params)
+    # The deployed reference has a training fold's size (two thirds of the
+    # data with cv=3): the size the threshold was set on.
+    fold_size = round(len(X) * 2 / 3)
+    assert clf.csf_.n_training_samples == fold_size
+    rng = np.random.RandomState(0)  # the classifier's random_state
+    keep = np.sort(rng.choice(len(X), fold_size, replace=False))
+    expected = fit_feature_confidence(
+        csf, clf.estimator_, X[keep], y[keep], csf_params=params
+    )
     new = X[:40] + 3.0
     _, confidence = predict_with_confidence(clf.estimator_, new, expected)
     np.testing.assert_allclose(clf.confidence_score(new), confidence)
