@@ -192,7 +192,7 @@ def _csf_name(action):
     ]
     for output, fixture in CSF_FIXTURES.items():  # a CSF on a file it cannot read
         name = next(n for n in names if model_output(n) == output)
-        for other in {*CSF_FIXTURES.values(), "csv_conf"} - {fixture}:
+        for other in sorted({*CSF_FIXTURES.values(), "csv_conf"} - {fixture}):
             if output == "predict_proba" and other != "csv_conf":
                 continue  # probability CSFs read logits' softmax, ensembles' mean
             bad.append(Value(f"{name} on {other}", _given(option, name), other))

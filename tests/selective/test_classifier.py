@@ -26,8 +26,18 @@ from sklearn_selective import SelectiveClassifier
 # No expected failures: with ``reject_label=None`` (the default) ``predict``
 # returns the refitted model's labels, so even the sample-weight equivalence
 # check passes although the out-of-fold threshold depends on the CV splits.
-def _zero_one_costs(classes):
-    return 1 - np.eye(len(classes))
+class _ZeroOneCosts:
+    """A callable cost matrix with a stable repr (test ids must not hold a
+    memory address, or parallel test workers collect different tests)."""
+
+    def __call__(self, classes):
+        return 1 - np.eye(len(classes))
+
+    def __repr__(self):
+        return "zero_one_costs"
+
+
+_zero_one_costs = _ZeroOneCosts()
 
 
 @parametrize_with_checks(
