@@ -1,6 +1,7 @@
-"""Labels to class indices: the one mapping of the abstain room."""
+"""Labels to class indices for the abstain room, by the package's one mapping
+(:func:`sklearn_selective._utils._validation.label_positions`)."""
 
-import numpy as np
+from .._utils._validation import label_positions
 
 
 def class_index(classes, labels):
@@ -9,10 +10,5 @@ def class_index(classes, labels):
     ``classes`` need not be sorted (a ``FrozenEstimator``'s classes are kept in
     the model's order).
     """
-    order = np.argsort(classes, kind="stable")
-    sorted_classes = classes[order]
-    position = np.searchsorted(sorted_classes, labels)
-    position = np.minimum(position, len(classes) - 1)
-    if not np.array_equal(sorted_classes[position], labels):
-        return None
-    return order[position]
+    index, known = label_positions(classes, labels)
+    return index if known.all() else None

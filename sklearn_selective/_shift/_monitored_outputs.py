@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._cost_matrix import check_costs
 from .._utils._sklearn import num_samples
+from .._utils._validation import label_positions
 from ..confidence import predict_with_confidence
 
 
@@ -72,7 +73,7 @@ def model_outputs(estimator, X, name, csf, csf_params, needs_proba):
     proba = None
     if needs_proba or hasattr(estimator, "predict_proba"):
         proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    pred_index = np.searchsorted(estimator.classes_, y_pred)
+    pred_index = label_positions(estimator.classes_, y_pred)[0]
     return ModelOutputs(y_pred, pred_index, score, accepted, proba)
 
 
@@ -94,7 +95,7 @@ def reference_labels(estimator, y_reference, n_samples):
             f"{np.unique(y[unseen]).tolist()[:5]} (classes_ = "
             f"{list(classes)}). Check the label type (e.g. 0 vs '0.0')."
         )
-    return y, np.searchsorted(classes, y)
+    return y, label_positions(classes, y)[0]
 
 
 def estimator_costs(estimator):

@@ -9,7 +9,7 @@ from sklearn.utils import column_or_1d
 from .._utils._json_ready import json_ready as plain
 from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
-from .._utils._validation import check_labels_match_classes
+from .._utils._validation import check_labels_match_classes, label_positions
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
 from ._timeline import plot_timeline
 
@@ -361,9 +361,9 @@ shape (n_chunks, n_classes) or None
         """Per-class selective precision and recall, and mean cost, of each
         chunk (labels outside ``classes`` get index -1)."""
         classes, samples = self.classes, self._samples
-        position = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
-        y_index = np.where(classes[position] == y, position, -1)
-        pred_index = np.searchsorted(classes, samples.y_pred)
+        position, known = label_positions(classes, y)
+        y_index = np.where(known, position, -1)
+        pred_index = label_positions(classes, samples.y_pred)[0]
         n_classes = classes.shape[0]
         precision = np.full((self.n_chunks, n_classes), np.nan)
         recall = np.full((self.n_chunks, n_classes), np.nan)
