@@ -12,4 +12,14 @@ settings.register_profile(
 settings.register_profile(
     "ci", parent=settings.get_profile("default"), derandomize=True
 )
+# The fast loop (-m "not slow") explores fewer examples per property; the full
+# run (README's command, CI) explores them all.
+settings.register_profile(
+    "fast", parent=settings.get_profile("default"), max_examples=50
+)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def pytest_configure(config):
+    if "not slow" in (config.getoption("markexpr") or "") and not os.environ.get("CI"):
+        settings.load_profile("fast")

@@ -58,8 +58,9 @@ def _as_float_1d(values, name):
         if np.isfinite(values).all():  # otherwise check_array says which
             return values
     values = _check_array(
-        values, name, ensure_2d=False, dtype=np.float64, ensure_all_finite=True
+        values, name, ensure_2d=False, dtype=np.float64, ensure_all_finite=False
     )
+    _check_finite(values, name)
     if values.ndim == 2 and values.shape[1] == 1:
         values = values[:, 0]
     if values.ndim != 1:
@@ -68,6 +69,21 @@ def _as_float_1d(values, name):
             f"(n_samples, 1); got shape {values.shape}."
         )
     return values
+
+
+def _check_finite(values, name):
+    """Refuse NaN and infinity, saying how many and where the first one is."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = np.unravel_index(int(np.argmax(bad)), values.shape)
+        where = first[0] if values.ndim == 1 else tuple(int(i) for i in first)
+        kind = "NaN" if np.isnan(values[first]) else "infinity"
+        raise ValueError(
+            f"{name} contains {kind}: {np.count_nonzero(bad)} of {values.size} "
+            f"values are not finite (NaN or infinity), the first at position "
+            f"{where}. Drop or impute those samples: every {name} must be a "
+            "finite number."
+        )
 
 
 def _check_confidence(confidence):

@@ -31,10 +31,16 @@ def _check_ood_inputs(y_ood, confidence, sample_weight):
             f"y_ood must hold one 0/1 value per sample: shape {y_ood.shape}, but "
             f"confidence has {n_samples}."
         )
+    if y_ood.dtype == object:  # 0/1 read from a pandas column of objects
+        values = y_ood.tolist()
+        if all(isinstance(v, bool | int | np.integer) for v in values):
+            y_ood = np.asarray(values, dtype=np.int64)
     if y_ood.dtype.kind not in "biuf" or not np.isin(y_ood, (0, 1)).all():
+        kinds = sorted({type(v).__name__ for v in y_ood.ravel().tolist()})
         raise ValueError(
             "y_ood must be 1 for out-of-distribution samples and 0 for "
-            f"in-distribution ones; got values {np.unique(y_ood)[:5].tolist()}."
+            f"in-distribution ones (numbers or booleans); got values "
+            f"{np.unique(y_ood.astype(str))[:5].tolist()} of type(s) {kinds}."
         )
     weight = _check_scaled_sample_weight(sample_weight, n_samples)
     w = np.ones(n_samples) if weight is None else weight
@@ -122,7 +128,12 @@ def fpr_at_tpr(y_ood, confidence, *, tpr=0.95, sample_weight=None):
     at least a share ``tpr`` of the in-distribution samples' weight; the result
     is the share of the OOD samples' weight it accepts (FPR@95TPR for the
     default). Tied confidences are accepted together, as every threshold of the
-    package accepts them.
+    package accepts them: the result is the FPR of a threshold a deployed
+    model can use, the convention of :func:`sklearn.metrics.roc_curve`. This
+    departs from the tie rule of the other rank metrics (an expectation over
+    random orders of tied samples), which would report a point no threshold
+    reaches and, for non-integer weights, cannot keep both integer weights
+    equal to repetition and invariance to a common factor of the weights.
 
     Parameters
     ----------

@@ -124,3 +124,14 @@ def test_the_users_containers():
         ood_auroc(["0", "1", "0"], [0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="nan"):
         ood_auroc([0, np.nan, 1], [0.1, 0.2, 0.3])
+
+
+def test_object_dtype_indicator_of_numbers_is_read_and_text_is_named():
+    """Issue 35: an object-dtype 0/1 column (pandas) was refused with a message
+    listing the valid values [0, 1]."""
+    confidence = [0.9, 0.1, 0.8, 0.3]
+    as_objects = np.array([0, 1, 0, 1], dtype=object)
+    assert ood_auroc(as_objects, confidence) == ood_auroc([0, 1, 0, 1], confidence)
+    assert fpr_at_tpr(as_objects, confidence) == fpr_at_tpr([0, 1, 0, 1], confidence)
+    with pytest.raises(ValueError, match=r"type\(s\) \['int', 'str'\]"):
+        ood_auroc(np.array(["a", 1, 0, 1], dtype=object), confidence)
