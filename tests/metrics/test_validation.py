@@ -503,5 +503,5 @@ def test_a_column_vector_is_one_value_per_sample_as_on_the_command_line(name):
 def test_non_finite_confidence_says_how_many_and_where():
     """Issue 35: 'Input confidence contains NaN.' said neither."""
     confidence = [0.5, 0.2, np.nan, 0.1, np.nan]
-    with pytest.raises(ValueError, match="2 of 5 values are not finite.*position 2"):
+    with pytest.raises(ValueError, match=r"2 of 5 values are not finite.*position 2"):
         aurc([0, 1, 1, 0, 1], [0, 1, 0, 0, 1], confidence)
