@@ -177,3 +177,25 @@ def test_a_pandas_frame_and_string_labels(data):
     assert (predicted[~accepted] == "review").all()
     assert set(predicted[accepted]) <= {"yes", "no"}
     assert clf.predict_novel(new).any() and not clf.predict_novel(new).all()
+
+
+def test_a_rate_below_what_the_held_out_scores_can_set_warns():
+    """Issue 35: 0.01 asked on 100 samples flagged 6.3 % silently."""
+    X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    clf = SelectiveClassifier(
+        LogisticRegression(), target_coverage=0.9,
+        novelty_detector=IsolationForest(n_estimators=10, random_state=0),
+        novelty_rate=0.01,
+    )  # fmt: skip
+    with pytest.warns(UserWarning, match="needs at least 495 samples in fit"):
+        clf.fit(X, y)
+
+
+def test_a_detector_on_one_sample_names_the_parameter():
+    X, y = make_classification(n_samples=50, n_features=4, random_state=0)
+    model = FrozenEstimator(LogisticRegression().fit(X, y))
+    clf = SelectiveClassifier(
+        model, target_coverage=1.0, novelty_detector=IsolationForest()
+    )
+    with pytest.raises(ValueError, match="novelty_detector needs at least 2"):
+        clf.fit(X[:1], y[:1])
