@@ -213,6 +213,8 @@ def expected_calibration_error(
     >>> round(ece, 4)
     0.2533
     """
+    if isinstance(n_bins, bool | np.bool_):  # an Integral to validate_params
+        raise ValueError(f"n_bins must be an int >= 1, not a bool; got {n_bins!r}.")
     y_true = _as_labels(y_true, "y_true")
     y_proba = _check_array(
         y_proba, "y_proba", ensure_2d=False, dtype="numeric", ensure_all_finite=True

@@ -12,7 +12,11 @@ from scipy.special import digamma
 from .._utils._docstrings import fill_doc
 from .._utils._param_validation import validate_params
 from .._utils._sklearn import StrOptions
-from .._utils._validation import _check_confidence, _check_sample_weight
+from .._utils._validation import (
+    _check_confidence,
+    _check_frequency_total,
+    _check_sample_weight,
+)
 from ._core._alpha import ALPHA_ESTIMATORS
 from ._core._group_stats import GroupStats, group_ties
 
@@ -137,6 +141,7 @@ def aurc_weights(confidence, *, aurc_estimator="harmonic", sample_weight=None):
     """
     confidence = _check_confidence(confidence)
     sample_weight = _check_sample_weight(sample_weight, confidence.shape[0])
+    _check_frequency_total(sample_weight)  # n = sum of the weights
     groups = group_ties(confidence)
     stats = GroupStats(groups.weight(sample_weight), np.zeros(groups.n_groups))
     return group_alpha(stats, aurc_estimator)[groups.group_index]

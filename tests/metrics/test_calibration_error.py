@@ -182,3 +182,9 @@ def test_ece_quantile_unit_weights_equal_no_weights_with_tied_scores():
                 np.repeat(y_true, w), np.repeat(y_proba, w, axis=0), **kwargs
             )
             assert weighted == pytest.approx(repeated, rel=1e-12)
+
+
+def test_n_bins_true_is_refused_with_the_argument_named():
+    """Issue 35: n_bins=True gave 'an integer is required'."""
+    with pytest.raises(ValueError, match="n_bins must be an int >= 1, not a bool"):
+        expected_calibration_error([0, 1], [[0.2, 0.8], [0.3, 0.7]], n_bins=True)
