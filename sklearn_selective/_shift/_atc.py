@@ -185,6 +185,16 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
     def _base_estimator(self):
         if self.temperature_scaling:
+            if not (
+                hasattr(self.estimator, "predict_proba")
+                or hasattr(self.estimator, "decision_function")
+            ):
+                raise ValueError(
+                    f"temperature_scaling=True scales a classifier's probabilities "
+                    f"or decision values, and estimator="
+                    f"{type(self.estimator).__name__} has neither: pass a "
+                    "classifier (e.g. LogisticRegression)."
+                )
             return CalibratedClassifierCV(self.estimator, method="temperature")
         return self.estimator
 

@@ -3,6 +3,18 @@
 import numpy as np
 
 
+def _as_costs(values, name):
+    """``values`` as float64, or an error naming ``name`` and the entry that is
+    not a number."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name} must hold numbers (costs); {error}. Pass a numeric array "
+            "aligned with classes_."
+        ) from None
+
+
 def check_costs(cost_matrix, rejection_cost, classes):
     """Cost matrix ``(k, k)`` and rejection costs ``(k,)`` as float64 arrays."""
     n_classes = len(classes)
@@ -17,7 +29,7 @@ def check_costs(cost_matrix, rejection_cost, classes):
                 f"{name} holds complex numbers; costs must be real (the imaginary "
                 "part would be dropped). Pass real values, e.g. np.real(costs)."
             )
-    matrix = np.asarray(cost_matrix, dtype=np.float64)
+    matrix = _as_costs(cost_matrix, "cost_matrix")
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(
             f"cost_matrix must have shape (n_classes, n_classes) = ({n_classes}, "
@@ -29,7 +41,7 @@ def check_costs(cost_matrix, rejection_cost, classes):
             "cost_matrix needs rejection_cost, the cost of abstaining (a scalar or "
             "one value per true class); e.g. rejection_cost=0.3."
         )
-    rejection = np.asarray(rejection_cost, dtype=np.float64)
+    rejection = _as_costs(rejection_cost, "rejection_cost")
     if rejection.ndim == 0:
         rejection = np.full(n_classes, float(rejection))
     if rejection.shape != (n_classes,):

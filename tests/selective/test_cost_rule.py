@@ -91,3 +91,18 @@ def test_complex_costs_are_refused():
         check_costs(np.array([[0, 1 + 1j], [1, 0]]), 0.3, classes)
     with pytest.raises(ValueError, match="rejection_cost holds complex numbers"):
         check_costs(1 - np.eye(2), 0.3 + 0j, classes)
+
+
+def test_a_cost_matrix_of_text_names_the_argument():
+    """Issue 35: 'could not convert string to float: x'."""
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_selective import SelectiveClassifier
+
+    X, y = make_classification(n_samples=100, random_state=0)
+    clf = SelectiveClassifier(
+        LogisticRegression(), cost_matrix=[["x", "1"], ["1", "0"]], rejection_cost=0.3
+    )
+    with pytest.raises(ValueError, match="cost_matrix must hold numbers"):
+        clf.fit(X, y)

@@ -697,3 +697,13 @@ def test_extreme_weights_give_the_estimates_of_moderate_ones(scale):
         for w in (extreme, moderate)
     )
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_temperature_scaling_of_a_regressor_says_a_classifier_is_needed():
+    """Issue 35: scikit-learn's message about CalibratedClassifierCV's
+    'estimator' parameter, which the user never passed."""
+    from sklearn.svm import SVR
+
+    X, y = make_classification(n_samples=100, random_state=0)
+    with pytest.raises(ValueError, match=r"temperature_scaling=True.*SVR"):
+        ATCEstimator(SVR(), temperature_scaling=True).fit(X, y)
