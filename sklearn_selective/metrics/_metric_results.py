@@ -222,7 +222,17 @@ class _ComparisonResult(ResultMixin):
             "n_resamples": self.bootstrap_distribution.shape[0],
             "names": names,
             "ranking": [str(name) for name in self.ranking],
-            "table": self._rows(),
+            # Names as text throughout, as in "names": a tuple name stays "(1, 2)".
+            "table": [
+                {
+                    **row,
+                    "name": str(row["name"]),
+                    "significantly_better_than": [
+                        str(name) for name in row["significantly_better_than"]
+                    ],
+                }
+                for row in self._rows()
+            ],
             "p_values": pairs(self.p_values),
             "ranking_stability": pairs(self.ranking_stability),
         }

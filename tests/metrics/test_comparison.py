@@ -701,3 +701,22 @@ def test_names_that_read_the_same_are_refused():
     first, second = list(systems.values())[:2]
     with pytest.raises(ValueError, match="read the same as text"):
         compare_systems(y_true, {1: first, "1": second}, n_resamples=20)
+
+
+def test_a_tuple_name_is_the_same_text_everywhere_in_the_json():
+    """Issue 35: a system named (1, 2) was "(1, 2)" in names, [1, 2] in the table."""
+    import json
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+
+    def runs(accuracy):
+        correct = rng.random((2, 200)) < accuracy
+        return np.where(correct, y, 1 - y), rng.random((2, 200)) + 0.3 * correct
+
+    result = compare_systems(
+        y, {(1, 2): runs(0.8), "b": runs(0.7)}, n_resamples=50, random_state=0
+    )
+    data = json.loads(result.to_json())
+    assert data["names"] == ["(1, 2)", "b"]
+    assert {row["name"] for row in data["table"]} == {"(1, 2)", "b"}
