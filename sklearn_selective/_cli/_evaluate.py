@@ -260,8 +260,10 @@ def _check_has_predictions(path, table, options, names, csv_file):
             zip(names, ("--pred-column", "--confidence-column"), strict=True)
         )
         kinds = (
-            f"{options.proba_prefix}<label> or {options.logit_prefix}<label> "
-            "columns (--proba-prefix, --logit-prefix)"
+            f"{options.proba_prefix}<label> nor {options.logit_prefix}<label> "
+            "columns (set --proba-prefix or --logit-prefix, or name the columns "
+            "with --proba-columns or --logit-columns, e.g. --logit-columns 0,1,2 "
+            "for pandas' default column names)"
         )
         wanted = [f"{name!r} ({options_of[name]})" for name in missing]
     else:
@@ -271,7 +273,7 @@ def _check_has_predictions(path, table, options, names, csv_file):
         kinds = "arrays 'proba' or 'logits'"
         wanted = [f"{name!r} ({options_of[name]})" for name in missing]
     raise InputError(
-        f"{path} has neither {kinds} nor {', '.join(wanted)} "
+        f"{path} has neither {kinds} nor {' and '.join(wanted)} "
         f"(found: {', '.join(table.columns)})"
     )
 

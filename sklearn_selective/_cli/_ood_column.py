@@ -14,8 +14,8 @@ from ..metrics import fpr_at_tpr, ood_auroc
 from ._files import InputError
 from ._report import Row
 
-_TRUE = {"1", "true", "yes", "ood"}
-_FALSE = {"0", "false", "no", "id"}
+_TRUE = {"1", "1.0", "true", "yes", "ood"}  # "1.0": pandas writes a float column
+_FALSE = {"0", "0.0", "false", "no", "id"}
 
 
 def add_arguments(parser):
@@ -72,6 +72,13 @@ def read_indicator(table, name, n_samples):
         shown = values[bad[0]]
     else:
         text = np.char.lower(np.char.strip(values.astype(str)))
+        empty = np.flatnonzero(np.isin(text, ("", "nan")))
+        if empty.size:  # pandas writes a missing value as an empty field
+            raise InputError(
+                f"{table.where(name, int(empty[0]))}: a missing value "
+                f"({empty.size} in all); every sample must be marked 1 "
+                "(out-of-distribution) or 0 (in-distribution)"
+            )
         bad = np.flatnonzero(~np.isin(text, sorted(_TRUE | _FALSE)))
         if bad.size == 0:
             return np.isin(text, sorted(_TRUE))

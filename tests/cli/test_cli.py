@@ -329,6 +329,10 @@ CSV_BROKEN = {
         "no 'y_true' (found: label, proba_0, proba_1); name the label column",
     ),
     "missing columns": ("y_true,score\n0,0.5\n", "neither proba_<label>"),
+    "pandas' logit column names": (
+        ",0,1,y_true\n0,1.5,-0.2,0\n1,-1.0,2.0,1\n",
+        "--logit-columns 0,1,2 for pandas' default column names",
+    ),
     "non-numeric": ("y_true,proba_0,proba_1\n0,0.5,0.5\n1,abc,0.5\n", "line 3: 'abc'"),
     "ragged": ("y_true,y_pred,confidence\n0,1\n", "line 2: 2 fields"),
     "ragged later": ("y_true,y_pred,confidence\n0,1,0.5\n\n0,1\n", "line 4: 2 fields"),

@@ -137,3 +137,17 @@ def test_bad_ood_input_names_what_to_do(capsys, tmp_path, flags, extra, names):
     path = _write_csv(tmp_path / "p.csv", proba, y_true, flags(is_ood))
     run = run_cli(capsys, ["evaluate", path, "--ood-column", "is_ood", *extra])
     check_error(run, names)
+
+
+def test_a_pandas_float_column_with_a_missing_value_names_its_line(capsys, tmp_path):
+    """Issue 35: pandas writes 0.0/1.0 and an empty field for NaN; the column
+    was read as text and the error named line 2 and the valid value '0.0'."""
+    path = tmp_path / "ood.csv"
+    path.write_text(
+        "y_true,proba_0,proba_1,ood\n0,0.9,0.1,0.0\n1,0.2,0.8,0.0\n"
+        "1,0.3,0.7,\n0,0.6,0.4,1.0\n"
+    )
+    argv = ["evaluate", path, "--ood-column", "ood", "--n-resamples", "10"]
+    check_error(run_cli(capsys, argv), ["line 4", "a missing value"])
+    path.write_text(path.read_text().replace("0.7,\n", "0.7,1.0\n"))
+    assert run_cli(capsys, argv).status == 0
