@@ -286,8 +286,20 @@ def _read_member(npz, path, name):
 _NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
+def _looks_like_text(path):
+    """A zip archive (``.npz``) starts with ``PK``; a CSV with printable text."""
+    with open(path, "rb") as file:
+        head = file.read(64)
+    return bool(head) and not head.startswith(b"PK") and head.isascii()
+
+
 def read_npz(path):
     """Arrays of an ``.npz`` file; object arrays of plain values load safely."""
+    if _looks_like_text(path):
+        raise InputError(
+            f"{path} is named .npz but holds text (a CSV?): rename it to .csv, "
+            "or write the arrays with numpy.savez(path, y_true=..., proba=...)"
+        )
     try:
         npz = np.load(path, allow_pickle=False)
         if not isinstance(npz, np.lib.npyio.NpzFile):

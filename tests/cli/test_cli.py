@@ -288,7 +288,11 @@ def _truncated_npz(path):
 NPZ_BROKEN = {
     "0-byte": (lambda p: p.write_bytes(b""), "not a readable .npz"),
     "truncated": (_truncated_npz, "not a readable .npz"),
-    "text": (lambda p: p.write_text("not a zip"), "not a readable .npz"),
+    "text": (lambda p: p.write_text("not a zip"), "holds text (a CSV?)"),
+    "a CSV named .npz": (
+        lambda p: p.write_text("y_true,proba_0,proba_1\n0,0.9,0.1\n"),
+        "rename it to .csv",
+    ),
     "npy": (lambda p: p.write_bytes(_npy_bytes()), "single array"),
     "0-d y_true": (
         lambda p: np.savez(p, y_true=np.array(1), proba=np.array([[0.5, 0.5]])),
