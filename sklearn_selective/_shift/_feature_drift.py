@@ -237,13 +237,24 @@ def _ks(reference, chunk):
     """``(statistic, p_value)`` of the numeric columns (lists of 1-D arrays)."""
     if max(reference[0].shape[0], chunk[0].shape[0]) > _EXACT_KS_MAX:
         return _ks_asymptotic(reference, chunk)
-    result = ks_2samp(
-        np.column_stack(reference).astype(np.float64),
-        np.column_stack(chunk).astype(np.float64),
-        axis=0,
-        nan_policy="omit",
-    )
-    return np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)
+    # One call per feature (scipy < 1.12 has no axis): a loop over columns.
+    results = [
+        _ks_column(np.asarray(r, np.float64), np.asarray(c, np.float64))
+        for r, c in zip(reference, chunk, strict=True)
+    ]
+    statistic, p_value = zip(*results, strict=True)
+    return np.array(statistic), np.array(p_value)
+
+
+def _ks_column(reference, chunk):
+    """scipy's two-sample KS test of one feature, missing values left out
+    (NaN when a side has none left, as scipy's ``nan_policy="omit"``)."""
+    reference = reference[~np.isnan(reference)]
+    chunk = chunk[~np.isnan(chunk)]
+    if reference.size == 0 or chunk.size == 0:
+        return np.nan, np.nan
+    result = ks_2samp(reference, chunk)
+    return float(result.statistic), float(result.pvalue)
 
 
 def _isnan(values):

@@ -25,14 +25,26 @@ def _holm_by_hand(p_values):
     return adjusted
 
 
+def _scipy_ks(reference, chunk, **options):
+    """scipy's ks_2samp per column, NaN left out (scipy < 1.12 has no axis)."""
+    results = [
+        ks_2samp(r[~np.isnan(r)], c[~np.isnan(c)], **options)
+        for r, c in zip(reference.T, chunk.T, strict=True)
+    ]
+    return (
+        np.array([r.statistic for r in results]),
+        np.array([r.pvalue for r in results]),
+    )
+
+
 def test_ks_matches_scipy_small_samples():
     rng = np.random.default_rng(0)
     reference = rng.normal(size=(120, 5))
     chunk = rng.normal(size=(80, 5)) + np.array([0, 0.5, 0, 0, 1.0])
     drift = drifted_features(reference, chunk, max_categories=0)
-    expected = ks_2samp(reference, chunk, axis=0)
-    np.testing.assert_allclose(drift.statistic, expected.statistic)
-    np.testing.assert_allclose(drift.p_value, expected.pvalue)
+    expected_statistic, expected_p_value = _scipy_ks(reference, chunk)
+    np.testing.assert_allclose(drift.statistic, expected_statistic)
+    np.testing.assert_allclose(drift.p_value, expected_p_value)
     assert set(drift.test) == {"ks"}
 
 
@@ -44,9 +56,9 @@ def test_ks_asymptotic_matches_scipy_with_ties_and_nan():
     reference[3, 2] = np.nan
     chunk[5, 0] = np.nan
     statistic, p_value = _ks_asymptotic(list(reference.T), list(chunk.T))
-    expected = ks_2samp(reference, chunk, axis=0, method="asymp", nan_policy="omit")
-    np.testing.assert_allclose(statistic, expected.statistic, atol=1e-12)
-    np.testing.assert_allclose(p_value, expected.pvalue, atol=1e-12)
+    expected_statistic, expected_p_value = _scipy_ks(reference, chunk, method="asymp")
+    np.testing.assert_allclose(statistic, expected_statistic, atol=1e-12)
+    np.testing.assert_allclose(p_value, expected_p_value, atol=1e-12)
 
 
 def test_large_chunk_uses_the_asymptotic_path():
@@ -54,8 +66,8 @@ def test_large_chunk_uses_the_asymptotic_path():
     reference = rng.normal(size=(500, 2))
     chunk = rng.normal(size=(20_000, 2)) + np.array([0.0, 0.3])
     drift = drifted_features(reference, chunk)
-    expected = ks_2samp(reference, chunk, axis=0, method="asymp")
-    np.testing.assert_allclose(drift.p_value, expected.pvalue, atol=1e-12)
+    _, expected_p_value = _scipy_ks(reference, chunk, method="asymp")
+    np.testing.assert_allclose(drift.p_value, expected_p_value, atol=1e-12)
     assert drift.drifted() == ["x1"]
 
 
