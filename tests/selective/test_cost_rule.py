@@ -106,3 +106,36 @@ def test_a_cost_matrix_of_text_names_the_argument():
     )
     with pytest.raises(ValueError, match="cost_matrix must hold numbers"):
         clf.fit(X, y)
+
+
+@pytest.mark.parametrize("exponent", [-1060, 1000])
+def test_costs_of_any_magnitude_give_the_decisions_of_unit_costs(exponent):
+    """Issue 35: costs of 1e-320 made every expected cost underflow and the
+    empirical rule accepted everything (coverage 1.0 where 0.015 is right);
+    costs of 1e308 overflowed the validation totals. A power of two scales
+    exactly, so the decisions must be identical and the costs scaled."""
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_selective import SelectiveClassifier
+
+    X, y = make_classification(
+        n_samples=600, n_informative=3, flip_y=0.2, random_state=0
+    )
+    matrix, rejection = 4 * (1 - np.eye(2)), 1.0
+    fits = [
+        SelectiveClassifier(
+            LogisticRegression(),
+            cost_matrix=np.ldexp(matrix, e),
+            rejection_cost=np.ldexp(rejection, e),
+            cost_rule=rule,
+            random_state=0,
+        ).fit(X, y)
+        for e in (0, exponent)
+        for rule in ("bayes", "empirical")
+    ]
+    for unit, scaled in zip(fits[:2], fits[2:], strict=True):
+        np.testing.assert_array_equal(unit.predict_accept(X), scaled.predict_accept(X))
+        assert scaled.coverage_ == unit.coverage_
+        assert scaled.cost_ == np.ldexp(unit.cost_, exponent)
+    assert fits[3].coverage_ < 0.5

@@ -9,6 +9,14 @@ true class), predicting ``j`` is expected to cost ``(p @ C)[j]`` and abstaining
 abstaining is cheaper. Its *margin* ``p @ r - min_j (p @ C)[j]`` plays the part of
 the confidence: the Bayes rule accepts iff ``margin >= 0``; the empirical variant
 accepts iff ``margin >= t`` with ``t`` minimising the total validation cost.
+
+Both rules are unchanged when every cost is multiplied by the same positive
+number. Costs whose largest entry lies outside ``[2**-256, 2**256]`` are
+therefore multiplied by a power of two that brings it into ``[0.5, 1)`` before
+the rule: exactly (a power of two changes only the exponent), and without it
+the expected costs of tiny entries (1e-320) lose their digits to underflow and
+the validation totals of huge ones (1e308) overflow. The margin and its
+threshold are then in those scaled units; the costs reported are the user's.
 """
 
 import math
@@ -52,6 +60,18 @@ def fit_cost_margin(margin, accept_cost, reject_cost, weights, *, tune):
         return 0.0, table
     best = lowest_cost_index(total, reject_all)
     return (math.inf if best is None else float(curve.thresholds[best])), table
+
+
+_SAFE_EXPONENT = 256
+
+
+def cost_exponent(cost_matrix, rejection):
+    """``e`` such that the rule runs on the costs times ``2**-e``: 0 when the
+    largest cost is 0 or within ``[2**-256, 2**256]``, else its binary exponent
+    (which brings it into ``[0.5, 1)``)."""
+    largest = max(float(cost_matrix.max(initial=0.0)), float(rejection.max()))
+    exponent = int(np.frexp(largest)[1])
+    return 0 if largest == 0 or abs(exponent) <= _SAFE_EXPONENT else exponent
 
 
 def fit_cost_rule(validation, cost_matrix, rejection, *, tune):
@@ -99,6 +119,8 @@ class CostRule(ThresholdPolicy):
                 "label to be a class."
             )
         self.costs_ = check_costs(self.cost_matrix, self.rejection_cost, classes)
+        self.exponent_ = cost_exponent(*self.costs_)
+        self._scaled = tuple(np.ldexp(costs, -self.exponent_) for costs in self.costs_)
         if self.calibration is not None:
             self.calibrator_ = CALIBRATORS[self.calibration]().fit(
                 validation.proba, validation.y_index, validation.weights
@@ -107,11 +129,14 @@ class CostRule(ThresholdPolicy):
         return validation
 
     def fit(self, validation):
-        return fit_cost_rule(validation, *self.costs_, tune=self.tune)
+        fit, table = fit_cost_rule(validation, *self._scaled, tune=self.tune)
+        # Back to the user's units: exact, as the scale is a power of two.
+        table["cost"] = np.ldexp(table["cost"], self.exponent_)
+        return fit._replace(cost=float(np.ldexp(fit.cost, self.exponent_))), table
 
     def decide(self, proba):
         """Class index of least expected cost and the margin of each row of the
         model's probabilities (calibrated as at fit)."""
         if self.calibrator_ is not None:
             proba = self.calibrator_.transform(proba)
-        return cost_decision(np.asarray(proba, np.float64), *self.costs_)
+        return cost_decision(np.asarray(proba, np.float64), *self._scaled)
