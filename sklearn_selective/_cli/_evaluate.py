@@ -483,8 +483,8 @@ def _read_predictions(options):
         )
     if predictions.n_rescaled:
         print(
-            f"note: {predictions.n_rescaled} probability rows did not sum to 1 "
-            "(rounded?) and were divided by their sums",
+            f"note: --renormalize divided {predictions.n_rescaled} probability "
+            "rows by their sums",
             file=sys.stderr,
         )
     if options.loss != "zero_one" and predictions.proba is None:

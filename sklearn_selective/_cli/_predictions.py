@@ -11,15 +11,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils._row_blocks import probability_tolerance
 from .._utils._validation import label_positions
 from ..confidence import get_confidence_function
 from ._files import InputError
 
-# Probabilities rounded to 3 decimals are off by at most 5e-4 per class.
-ROUNDING_TOLERANCE_PER_CLASS = 5e-4
-# Rows off by more than this are divided by their sum before scoring (a change no
-# larger than the rounding that caused it); float32 rows and probabilities
-# written with 6 decimals stay untouched.
+# With --renormalize, rows off by more than this are divided by their sum;
+# float32 rows and probabilities written with 6 decimals stay untouched.
 _RESCALE_ABOVE = 1e-4
 
 
@@ -147,35 +145,39 @@ def _finite(values, table, scores):
 
 
 def check_file_probabilities(proba, source, renormalize=False, locate=str):
-    """Probability rows within the documented tolerance, rescaled to sum to 1.
+    """Probability rows within the tolerance of the Python API (used as given),
+    or, with ``renormalize``, every row off by more than 1e-4 divided by its sum.
 
     ``locate(i)`` names the place of row ``i`` in the file. Returns
     ``(proba, n_rescaled)``.
     """
-    n_classes = proba.shape[1]
-    if proba.min() < 0 or (not renormalize and proba.max() > 1 + _RESCALE_ABOVE):
-        row = int(np.flatnonzero(((proba < 0) | (proba > 1)).any(axis=1))[0])
+    tolerance = probability_tolerance(proba.dtype, proba.shape[1])
+    entry = tolerance / proba.shape[1]
+    outside = (proba < 0) if renormalize else ((proba < -entry) | (proba > 1 + entry))
+    if outside.any():
+        row = int(np.flatnonzero(outside.any(axis=1))[0])
         raise InputError(
             f"the {source} hold values outside [0, 1] ({locate(row)}: "
             f"{_show(proba[row].tolist())}); if they are logits, name them "
             "logit_<label> (CSV) or 'logits' (NPZ)"
         )
-    sums = proba.sum(axis=1)
+    sums = proba.sum(axis=1, dtype=np.float64)
     off = np.abs(sums - 1)
-    tolerance = ROUNDING_TOLERANCE_PER_CLASS * n_classes
-    if not renormalize and off.max() > tolerance:
-        row = int(np.argmax(off))
-        raise InputError(
-            f"each row of the {source} must sum to 1 (within {tolerance:g}, what "
-            f"rounding to 3 decimals can cause); {locate(row)} sums to "
-            f"{sums[row]:.6g}. "
-            "Pass --renormalize to divide each row by its sum"
-        )
+    if not renormalize:
+        if off.max() > tolerance:
+            row = int(np.argmax(off))
+            raise InputError(
+                f"each row of the {source} must sum to 1 (within {tolerance:g} = "
+                "n_classes * 1e-3, what rounding to 3 decimals can cause); "
+                f"{locate(row)} sums to {sums[row]:.6g}. "
+                "Pass --renormalize to divide each row by its sum"
+            )
+        return proba, 0
     rescale = off > _RESCALE_ABOVE
-    if renormalize and not (sums[rescale] > 0).all():
+    if not (sums[rescale] > 0).all():
         raise InputError(f"--renormalize: a row of the {source} sums to 0")
     if rescale.any():
-        proba = proba.copy()
+        proba = proba.astype(np.float64)
         proba[rescale] /= sums[rescale, None]
     return proba, int(rescale.sum())
 

@@ -235,10 +235,10 @@ def uq_c_index(y_true, y_proba, confidence, *, labels=None, sample_weight=None):
 
     y_proba : array-like of shape (n_samples, n_classes)
         Predicted class probabilities, columns ordered as ``labels``. Each row
-        must sum to 1 within ``n_classes * max(eps, 1e-4)``, ``eps`` being the
+        must sum to 1 within ``n_classes * max(eps, 1e-3)``, ``eps`` being the
         machine epsilon of the array's dtype: the tolerance of the confidence
-        functions, which accepts float16 and float32 rows and probabilities
-        rounded to 4 decimals.
+        functions and the command line, which accepts float16 and float32 rows
+        and probabilities rounded to 3 decimals (used as given).
 
     confidence : array-like of shape (n_samples,)
         Confidence score of each prediction; higher means more confident.

@@ -516,11 +516,17 @@ def test_rounded_probabilities_and_renormalize(tmp_path, predictions, capsys):
     y_true, proba, _ = predictions
     path = _proba_csv(tmp_path / "p.csv", y_true, proba, fmt="{:.3f}")
     status, _, err = _main(capsys, "evaluate", path, "--n-resamples", "0")
-    assert status == 0 and "divided by their sums" in err
+    assert status == 0 and "divided" not in err
+    # One rule (issue 35): the rounded rows are used as given, as by the API.
+    rounded = np.round(proba, 3)
+    expected = aurc(y_true, rounded.argmax(axis=1), rounded.max(axis=1))
+    assert _json(capsys, path, "--n-resamples", 0)["metrics"][0]["value"] == expected
     _proba_csv(path, y_true, proba, fmt="{:.1f}")
     message = _error(capsys, "evaluate", path)
-    assert "--renormalize" in message and "must sum to 1 (within 0.0015" in message
+    assert "--renormalize" in message and "must sum to 1 (within 0.003" in message
     assert _json(capsys, path, "--renormalize", "--n-resamples", 0)["n_samples"] == 300
+    status, _, err = _main(capsys, "evaluate", path, "--renormalize", "--n-resamples=0")
+    assert "--renormalize divided" in err
     npz = tmp_path / "p.npz"
     np.savez(npz, y_true=y_true, proba=proba.astype(np.float16))
     assert _json(capsys, npz, "--n-resamples", 0)["n_samples"] == 300
