@@ -390,8 +390,8 @@ def _add_metric_arguments(parser):
         "--renormalize",
         action="store_true",
         help="divide each probability row that does not sum to 1 by its sum "
-        "(without it, rows must sum to 1 within 5e-4 per class, as probabilities "
-        "rounded to 3 decimals do)",
+        "(without it, rows must sum to 1 within 1e-3 per class, as probabilities "
+        "rounded to 3 decimals do, and are used as given)",
     )
 
 

@@ -51,7 +51,8 @@ def test_rows_rounded_to_3_decimals_are_used_as_given_by_api_and_command_line(
     path = tmp_path / "rounded.csv"
     header = "y_true," + ",".join(f"proba_{k}" for k in range(10))
     rows = [
-        f"{y}," + ",".join(f"{p:.3f}" for p in row) for y, row in zip(y_true, rounded)
+        f"{y}," + ",".join(f"{p:.3f}" for p in row)
+        for y, row in zip(y_true, rounded, strict=True)
     ]
     path.write_text("\n".join([header, *rows]) + "\n")
     args = ["evaluate", str(path), "--csf", "negative_entropy", "--metrics", "aurc"]
