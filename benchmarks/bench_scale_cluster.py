@@ -1,0 +1,120 @@
+"""Metrics of lazily generated Dask arrays on a memory-limited cluster (issue 36).
+
+Run: ``python benchmarks/bench_scale_cluster.py [--sizes 1e7 3e7 1e8] [--tiny]``
+
+For each size ``n`` (100 partitions, generated on the workers, never in the
+client) a fresh ``LocalCluster`` of 2 worker processes with a 2 GB memory limit
+each computes AURC, AUGRC and UQ-AUC of Dask arrays:
+
+- **3 decimals** (1,000 distinct confidences): exact, ``max_groups=None``;
+- **continuous** confidences with ``max_groups=2**20``: the exact state would
+  hold every distinct confidence in the last merge (about 40 bytes each, 4 GB
+  at 1e8), beyond a 2 GB worker, so the budget bounds it and the bounds say
+  how far the value can be (``upper - lower``).
+
+Printed per row: wall time, rows per second, the ratio of per-row cost to
+in-memory numpy's at 1e7 rows (measured in the same run, same metric and ties),
+and the peak resident memory of each worker process (``ru_maxrss``, which
+includes the worker's ~150 MB baseline). The goal (issue 36): peak worker
+memory independent of ``n`` and per-row cost within 3x of numpy.
+"""
+
+import argparse
+import logging
+import resource
+import time
+
+import numpy as np
+
+from sklearn_selective.metrics import augrc, aurc, uq_auc
+
+METRICS = {"aurc": aurc, "augrc": augrc, "uq_auc": uq_auc}
+BUDGET = 2**20
+
+
+def _data(n, partitions, decimals):
+    import dask.array as da
+
+    rng = da.random.default_rng(0)
+    chunk = -(-n // partitions)
+    confidence = rng.random(n, chunks=chunk)
+    if decimals is not None:
+        confidence = da.round(confidence, decimals)
+    losses = rng.random(n, chunks=chunk) < 0.4 * (1.0 - confidence)
+    return confidence, losses.astype(np.float64)
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _numpy_seconds_per_row(n, decimals):
+    """In-memory time per row of the three metrics together."""
+    confidence, losses = (x.compute() for x in _data(n, 10, decimals))
+    start = time.perf_counter()
+    for function in METRICS.values():
+        function(None, None, confidence, loss=losses)
+    return (time.perf_counter() - start) / n
+
+
+def _on_cluster(n, partitions, decimals, memory_limit):
+    """The merged state of the tie groups, built on the workers, then the
+    three metrics (and their bounds) from it; wall time and peak worker RSS."""
+    from distributed import Client, LocalCluster
+
+    from sklearn_selective.metrics._dask import accumulate_dask
+
+    max_groups = None if decimals is not None else BUDGET
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        confidence, losses = _data(n, partitions, decimals)
+        start = time.perf_counter()
+        state = accumulate_dask(
+            None, None, confidence, loss=losses, max_groups=max_groups
+        ).compute()
+        values = {name: (state.compute(name), *state.bounds(name)) for name in METRICS}
+        seconds = time.perf_counter() - start
+        peaks = sorted(client.run(_peak_rss_mb).values())
+    return values, seconds, peaks
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1e7, 3e7, 1e8])
+    parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--tiny", action="store_true", help="1e5 and 3e5 rows")
+    args = parser.parse_args()
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # the nannies' notes
+    sizes = [10**5, 3 * 10**5] if args.tiny else [int(s) for s in args.sizes]
+    reference = min(10**7, max(sizes))
+    print(f"LocalCluster: 2 worker processes x 1 thread, memory_limit="
+          f"{args.memory_limit}; {args.partitions} partitions; numpy reference "
+          f"at {reference:.0e} rows; AURC, AUGRC, UQ-AUC from one state")  # fmt: skip
+    print(f"{'ties':>10} {'n':>7} {'aurc':>9} {'augrc':>9} {'uq_auc':>9} "
+          f"{'max bound w':>11} {'s':>7} {'rows/s':>9} {'x numpy':>7} "
+          f"{'peak MB/worker':>15}")  # fmt: skip
+    for decimals, ties in ((3, "3 decimals"), (None, "continuous")):
+        numpy_per_row = _numpy_seconds_per_row(reference, decimals)
+        for n in sizes:
+            values, seconds, peaks = _on_cluster(
+                n, args.partitions, decimals, args.memory_limit
+            )
+            width = max(upper - lower for _, lower, upper in values.values())
+            shown = " ".join(f"{values[name][0]:>9.6f}" for name in METRICS)
+            ratio = seconds / n / numpy_per_row
+            print(f"{ties:>10} {n:>7.0e} {shown} {width:>11.1e} {seconds:>7.1f} "
+                  f"{n / seconds:>9.2e} {ratio:>7.2f} "
+                  f"{' / '.join(f'{p:.0f}' for p in peaks):>15}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
