@@ -365,7 +365,21 @@ def test_bad_option_value(case, in_tmp, capsys):
     check_error(run_cli(capsys, argv), names)
 
 
-@pytest.mark.parametrize("case", GOOD_CASES, ids=map(_case_id, GOOD_CASES))
+def _good_params():
+    """Every good case; the demo's (a second each: it fits and bootstraps) in
+    the full suite only, but for one, which keeps the demo in the fast loop."""
+    demo = [case for case in GOOD_CASES if case.command == "demo"]
+    return [
+        pytest.param(
+            case,
+            id=_case_id(case),
+            marks=[pytest.mark.slow] if case in demo[1:] else [],
+        )
+        for case in GOOD_CASES
+    ]
+
+
+@pytest.mark.parametrize("case", _good_params())
 def test_good_option_value(case, in_tmp, capsys):
     check_ok(run_cli(capsys, _argv(case, in_tmp)))
     if case.value.writes:

@@ -471,6 +471,7 @@ def test_bootstrap_metric_with_area_options_calls_the_metric(options):
     losses = (rng.random(40) < 0.3).astype(float)
     metric = e_aurc if "oracle" in options else aurc
     kwargs = {"loss": losses, "n_resamples": 30, "random_state": 1}
+    kwargs["method"] = "percentile"  # the options, not the interval, are tested
     got = bootstrap_metric(metric, None, None, confidence, **kwargs, **options)
     # The same resamples through a plain callable (the generic path).
     expected = bootstrap_metric(
@@ -493,3 +494,23 @@ def test_paired_comparisons_refuse_the_area_options_clearly():
         compare_confidence_functions(
             y_true, y_pred, confidences, metric="aurc", coverage_range=(0, 0.5)
         )
+
+
+@pytest.mark.parametrize("estimator", ["harmonic", "log"])
+def test_partial_aurc_with_huge_weights_is_finite_and_adds_up(estimator):
+    """Issue 35: weights of 1e100 with coverage_range=(0, 0.4) gave NaN (the
+    harmonic grid's unit steps are below float resolution beyond 2**53)."""
+    rng = np.random.default_rng(0)
+    confidence, losses = rng.random(50), (rng.random(50) < 0.3).astype(float)
+    values = []
+    for weight in (1e15, 1e16, 1e100, 1e300):
+        kwargs = {"loss": losses, "sample_weight": np.full(50, weight)}
+        kwargs["aurc_estimator"] = estimator
+        low = aurc(None, None, confidence, coverage_range=(0, 0.4), **kwargs)
+        high = aurc(None, None, confidence, coverage_range=(0.4, 1), **kwargs)
+        full = aurc(None, None, confidence, **kwargs)
+        assert np.isfinite(low) and low > 0
+        assert low + high == pytest.approx(full, rel=1e-14)
+        values.append(low)
+    # Beyond 2**53 samples the estimator is at its limit: the same value.
+    np.testing.assert_allclose(values, values[0], rtol=1e-12)

@@ -19,13 +19,16 @@ def _stages():
     return [("nb", GaussianNB()), ("lr", LogisticRegression(max_iter=1000))]
 
 
-@parametrize_with_checks(
-    [
-        SelectiveCascade(_stages()),
-        SelectiveCascade(_stages(), target_risk=0.2, stage_costs=[1.0, 5.0]),
-    ]
-)
+@parametrize_with_checks([SelectiveCascade(_stages())])
 def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [SelectiveCascade(_stages(), target_risk=0.2, stage_costs=[1.0, 5.0])]
+)
+def test_sklearn_compatible_with_a_target_risk_and_costs(estimator, check):
     check(estimator)
 
 

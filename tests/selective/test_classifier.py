@@ -40,12 +40,38 @@ class _ZeroOneCosts:
 _zero_one_costs = _ZeroOneCosts()
 
 
+def _with_check_warnings(test):
+    """scikit-learn's checks fit on tiny random data: the policies' own
+    warnings (nothing meets the target, a fold's risk undefined) are expected
+    there, and one check casts NaN in scikit-learn's array API shim."""
+    for message in (
+        ".*cannot have a threshold of their own",
+        "No threshold has a validation selective risk",
+        "cv_results_.*is undefined",
+        "invalid value encountered in cast",
+    ):
+        test = pytest.mark.filterwarnings(f"ignore:{message}")(test)
+    return test
+
+
+# The fast loop checks the default policy and a per-class guarantee; the other
+# policies (each about 10 s of checks) run in the full suite.
 @parametrize_with_checks(
     [
         SelectiveClassifier(LogisticRegression()),
         SelectiveClassifier(
             LogisticRegression(), target_risk=0.2, threshold_per_class=True
         ),
+    ]
+)
+@_with_check_warnings
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [
         SelectiveClassifier(LogisticRegression(), target_coverage=1.0),
         SelectiveClassifier(
             LogisticRegression(),
@@ -67,14 +93,8 @@ _zero_one_costs = _ZeroOneCosts()
         ),
     ]
 )
-# scikit-learn's checks fit on tiny random data: the policies' own warnings
-# (nothing meets the target, a fold's risk undefined) are expected there, and
-# one check casts NaN in scikit-learn's array API shim.
-@pytest.mark.filterwarnings("ignore:.*cannot have a threshold of their own")
-@pytest.mark.filterwarnings("ignore:No threshold has a validation selective risk")
-@pytest.mark.filterwarnings("ignore:cv_results_.*is undefined")
-@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
-def test_sklearn_compatible_estimator(estimator, check):
+@_with_check_warnings
+def test_sklearn_compatible_estimator_other_policies(estimator, check):
     check(estimator)
 
 
@@ -385,9 +405,8 @@ def test_params_clone_pickle_and_grid_search(data):
     clf.fit(X, y)
     restored = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(restored.predict(X_new), clf.predict(X_new))
-    search = GridSearchCV(
-        clf, {"csf": ["msp", "margin"], "estimator__logisticregression__C": [0.1, 1]}
-    ).fit(X, y)
+    grid = {"csf": ["msp", "margin"], "estimator__logisticregression__C": [0.1]}
+    search = GridSearchCV(clf, grid, cv=3).fit(X, y)
     assert search.best_params_["csf"] in {"msp", "margin"}
 
 

@@ -364,18 +364,33 @@ def test_interval_is_reproducible_and_unit_weights_change_nothing():
 # ----------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------
+def _check(estimator, check):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Every source prediction")
+        check(estimator)
+
+
+# The fast loop checks ATC (few resamples) and DoC (an average-confidence
+# estimator with one more step); the full suite also the defaults.
 @parametrize_with_checks(
     [
-        ATCEstimator(LogisticRegression()),
         ATCEstimator(LogisticRegression(), n_resamples=5, random_state=0),
-        AverageConfidenceEstimator(LogisticRegression()),
         DoCEstimator(LogisticRegression()),
     ],
 )
 def test_sklearn_compatible_estimator(estimator, check):
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Every source prediction")
-        check(estimator)
+    _check(estimator, check)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [
+        ATCEstimator(LogisticRegression()),
+        AverageConfidenceEstimator(LogisticRegression()),
+    ],
+)
+def test_sklearn_compatible_estimator_defaults(estimator, check):
+    _check(estimator, check)
 
 
 @pytest.fixture(scope="module")

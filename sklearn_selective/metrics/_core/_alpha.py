@@ -107,10 +107,14 @@ def _mean_log_excess(x, y):
     u, v = x + 1.0, y + 1.0
     h = x - y
     result = np.empty(x.shape)
+    # x == y in float (a group narrower than the resolution of weights near
+    # 1e300): the limit h -> 0, psi(y + 1) - ln(y + 1).
+    level = h == 0
+    result[level] = digamma(v[level]) - np.log(v[level])
+    x, y, u, v, h = x[~level], y[~level], u[~level], v[~level], h[~level]
+    rest = result[~level]
     small = v < _ASYMPTOTIC_MIN
-    result[small] = (gammaln(u[small]) - gammaln(v[small])) / h[small] - np.log(
-        v[small]
-    )
+    rest[small] = (gammaln(u[small]) - gammaln(v[small])) / h[small] - np.log(v[small])
     u, v, h = u[~small], v[~small], h[~small]
     # Stirling: lnGamma(z) ~ (z - 1/2) ln z - z + ln(2 pi)/2 + 1/(12z) - 1/(360z^3)
     #                        + 1/(1260z^5) - 1/(1680z^7)
@@ -119,7 +123,7 @@ def _mean_log_excess(x, y):
     s2 = a * a + ab + b * b
     s4 = a**4 + a**3 * b + a * a * b * b + a * b**3 + b**4
     s6 = (a**6 + b**6) + ab * (a**4 + b**4) + ab * ab * (a * a + b * b) + ab**3
-    result[~small] = (
+    rest[~small] = (
         (u - 0.5) * np.log1p(h / v) / h
         - 1.0
         - ab / 12.0
@@ -127,6 +131,7 @@ def _mean_log_excess(x, y):
         - ab * s4 / 1260.0
         + ab * s6 / 1680.0
     )
+    result[~level] = rest
     return result
 
 

@@ -42,8 +42,14 @@ def _harmonic_tail(n, cut, on_grid):
     upper = n - steps + 1.0
     h_lower = digamma(n + 1.0) - digamma(lower + 1.0)  # H_n - H_lower
     h_step = digamma(upper + 1.0) - digamma(lower + 1.0)  # H_upper - H_lower
-    interpolated = h_lower - (cut - lower) / (upper - lower) * h_step
-    return np.where(on_grid, interpolated, digamma(n + 1.0) - digamma(cut + 1.0))
+    # Beyond 2**53 (weights of 1e100) the grid's unit steps are below float
+    # resolution (upper == lower): there the digamma extension, which differs
+    # from the interpolation by O(1 / n**2), is the value.
+    unit = upper - lower == 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        interpolated = h_lower - (cut - lower) / (upper - lower) * h_step
+    extended = digamma(n + 1.0) - digamma(cut + 1.0)
+    return np.where(on_grid & unit, interpolated, extended)
 
 
 def _log_tail(n, cut, on_grid):
