@@ -31,7 +31,7 @@ from _cli_sweep_data import (
     write_fixture,
 )
 
-from sklearn_selective._cli._evaluate import (
+from sklearn_selective._cli._arguments import (
     _column_list,
     _level,
     _n_resamples,

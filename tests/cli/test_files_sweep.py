@@ -34,7 +34,7 @@ from _cli_sweep_data import (
 )
 from scipy.special import softmax
 
-from sklearn_selective._cli._evaluate import usable_csfs
+from sklearn_selective._cli._arguments import usable_csfs
 from sklearn_selective.confidence import get_confidence_function
 from sklearn_selective.metrics import (
     augrc,
