@@ -16,6 +16,7 @@ address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``.
 """
 
 import contextlib
+import logging
 
 from ._files import InputError
 from ._loading import table_predictions
@@ -36,16 +37,25 @@ def _import_dask():
 
 
 @contextlib.contextmanager
+def _quiet_workers():
+    """The local workers log a failed task (a bad row) to stderr with its
+    traceback; the command line reports it once, as its one error line."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+@contextlib.contextmanager
 def _client(address):
     """A client of the cluster ``address`` ('local': a new local cluster)."""
     _, _, distributed = _import_dask()
-    if not address.strip():
-        raise InputError(
-            "--dask is empty; give a scheduler's address (e.g. "
-            "tcp://10.0.0.5:8786) or 'local'"
-        )
     if address == "local":
         with (
+            _quiet_workers(),
             distributed.LocalCluster(
                 processes=False, dashboard_address=None
             ) as cluster,
@@ -107,6 +117,11 @@ def cluster_state(options):
     from ..metrics._dask import merge_tree
 
     dask, _, _ = _import_dask()
+    if not options.dask.strip():
+        raise InputError(
+            "--dask is empty; give a scheduler's address (e.g. "
+            "tcp://10.0.0.5:8786) or 'local'"
+        )
     frame = _frame(options)
     state = dask.delayed(_partition_state, pure=True)
     states = [

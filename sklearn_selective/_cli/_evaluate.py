@@ -138,7 +138,7 @@ def _evaluate(options, out, log):
 
 def _read_state(options):
     """The accumulated state of the file: on a Dask cluster, or streamed."""
-    if options.dask:
+    if options.dask is not None:
         from ._cluster import cluster_state  # imports Dask
 
         return cluster_state(options)

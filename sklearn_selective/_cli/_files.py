@@ -255,7 +255,7 @@ def csv_batches(path, batch_rows):
     lines numbered as in the file)."""
     _check_no_nul(path)
     header = _header(path)
-    first_line = 2
+    first_line, text = 2, None
     try:
         with open(path, newline="", encoding=_ENCODING) as handle:
             head = handle.readline()
@@ -266,6 +266,8 @@ def csv_batches(path, batch_rows):
                 first_line += len(block)
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
+    if first_line == 2 or text is None:
+        raise InputError(f"{path} has a header but no data rows")
 
 
 # ----------------------------------------------------------------------------

@@ -84,12 +84,14 @@ class FileState:
 # Options
 # --------------------------------------------------------------------------------------
 def is_streaming(options):
-    return bool(options.stream or options.max_groups is not None or options.dask)
+    return bool(
+        options.stream or options.max_groups is not None or options.dask is not None
+    )
 
 
 def _mode(options):
     """How the user asked for streaming, as the messages name it."""
-    if options.dask:
+    if options.dask is not None:
         return "--dask"
     return "--stream" if options.stream else "--max-groups"
 
