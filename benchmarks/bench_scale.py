@@ -258,6 +258,10 @@ def _evaluate_child(path, *options):
     return float(elapsed), float(peak), result
 
 
+# Above this many rows table 4 runs only what holds bounded memory.
+_IN_MEMORY_ROWS = 3 * 10**7
+
+
 def evaluate_files(n):
     print(f"\n4. evaluate on a Parquet file of {n:.0e} rows (child process)")
     print(f"{'probabilities':>13} {'mode':>22} {'time (s)':>9} {'peak RSS (MB)':>14} "
@@ -270,6 +274,10 @@ def evaluate_files(n):
                 "in memory": ["--n-resamples", "0"],
                 "--stream": ["--stream"],
             }
+            if n > _IN_MEMORY_ROWS:  # the in-memory arrays would not fit
+                del modes["in memory"]
+                if decimals is None:  # one group per row: the exact state neither
+                    del modes["--stream"]
             if decimals is None:
                 modes["--max-groups 65536"] = ["--max-groups", "65536"]
             ties = "continuous" if decimals is None else f"{decimals} decimals"

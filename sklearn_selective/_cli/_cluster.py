@@ -18,6 +18,7 @@ address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``.
 import contextlib
 import logging
 
+from ..metrics._dask import merge_tree
 from ._files import InputError
 from ._loading import table_predictions
 from ._parquet import import_pyarrow, partition_table
@@ -114,8 +115,6 @@ def _merge_states(*states):
 
 def cluster_state(options):
     """The state of all the Parquet files, computed on the cluster."""
-    from ..metrics._dask import merge_tree
-
     dask, _, _ = _import_dask()
     if not options.dask.strip():
         raise InputError(

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _ood_column
 from ._arguments import add_arguments, check_csf
+from ._cluster import cluster_state
 from ._files import InputError
 from ._loading import load_predictions
 from ._plot_file import check_plot_path, save_risk_coverage_plot
@@ -139,8 +140,6 @@ def _evaluate(options, out, log):
 def _read_state(options):
     """The accumulated state of the file: on a Dask cluster, or streamed."""
     if options.dask is not None:
-        from ._cluster import cluster_state  # imports Dask
-
         return cluster_state(options)
     return stream_state(options)
 

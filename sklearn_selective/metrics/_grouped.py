@@ -15,6 +15,7 @@ from .._utils._validation import _as_labels, _check_confidence, _check_sample_we
 from .._utils._warnings import warn
 from ._bootstrap import _bootstrap
 from ._dask import is_dask_input
+from ._grouped_dask import dask_group_values
 from ._metric_registry import METRICS, find_entry, resolve_metric
 from ._metric_results import MetricByGroupResult
 
@@ -102,12 +103,58 @@ def _dispatch_dask(function):
             arguments = signature.bind(*args, **kwargs).arguments
             values = [*arguments.values(), *arguments.get("metric_kwargs", {}).values()]
             if is_dask_input(*values):
-                from ._grouped_dask import dask_metric_by_group
-
-                return dask_metric_by_group(*args, **kwargs)
+                return _on_dask(**arguments)
         return function(*args, **kwargs)
 
     return wrapper
+
+
+def _on_dask(
+    metric,
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    groups,
+    greater_is_better=None,
+    sample_weight=None,
+    n_resamples=None,
+    confidence_level=0.95,
+    random_state=None,
+    metric_kwargs=None,
+):
+    """:func:`metric_by_group` of Dask collections: exact values, no intervals."""
+    if n_resamples is not None:
+        raise ValueError(
+            "metric_by_group on Dask collections computes exact values without "
+            "bootstrap intervals: resampling a group as in memory needs all its "
+            "samples in one array. Pass n_resamples=None, or compute a group's "
+            "rows (frame[frame[column] == group].compute()) and call "
+            "metric_by_group in memory for its intervals."
+        )
+    _, name, greater_is_better = _resolve(metric, greater_is_better)
+    if isinstance(groups, str):
+        if y_true is None:
+            raise ValueError(
+                'groups="class" groups the samples by y_true: pass y_true.'
+            )
+        groups = y_true
+    unique, values, counts = dask_group_values(
+        metric, y_true, y_pred, confidence, groups, sample_weight, metric_kwargs or {}
+    )
+    worst_group, worst_value = _worst(values, greater_is_better, unique)
+    return MetricByGroupResult(
+        metric=name,
+        greater_is_better=bool(greater_is_better),
+        groups=unique,
+        values=values,
+        n_samples=counts,
+        worst_group=worst_group,
+        worst_value=worst_value,
+        confidence_interval=None,
+        confidence_level=None,
+        simultaneous_interval=None,
+    )
 
 
 @_dispatch_dask

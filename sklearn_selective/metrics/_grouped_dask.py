@@ -23,7 +23,6 @@ from ._accumulator import RiskCoverageAccumulator
 from ._accumulator._metrics import METRICS as ACCUMULATED
 from ._dask import _import_dask, _partitions, merge_tree
 from ._metric_registry import find_entry
-from ._metric_results import MetricByGroupResult
 
 # The scalar metrics of the accumulator (the curves are not group values).
 _SCALAR = sorted(name for name, spec in ACCUMULATED.items() if spec.scalar)
@@ -105,40 +104,22 @@ def _evaluate_groups(states, metric, kwargs):
     return labels, values, counts, weights, messages
 
 
-def dask_metric_by_group(
-    metric,
-    y_true,
-    y_pred,
-    confidence,
-    *,
-    groups,
-    greater_is_better=None,
-    sample_weight=None,
-    n_resamples=None,
-    confidence_level=0.95,
-    random_state=None,
-    **metric_kwargs,
+def dask_group_values(
+    metric, y_true, y_pred, confidence, groups, sample_weight, metric_kwargs
 ):
-    """:func:`metric_by_group` of Dask arrays or Dask DataFrame columns."""
-    from ._grouped import _resolve, _worst
+    """Every group's value of ``metric`` (a name or function of the registry)
+    on Dask collections, computed on the cluster.
 
+    Returns
+    -------
+    groups : ndarray
+        The sorted group labels.
+    values, n_samples : ndarray
+        Each group's metric and number of samples.
+    """
     dask = _import_dask()
-    if n_resamples is not None:
-        raise ValueError(
-            "metric_by_group on Dask collections computes exact values without "
-            "bootstrap intervals: resampling a group as in memory needs all its "
-            "samples in one array. Pass n_resamples=None, or compute a group's "
-            "rows (frame[frame[column] == group].compute()) and call "
-            "metric_by_group in memory for its intervals."
-        )
     name = _metric_name(metric)
-    _, shown, greater_is_better = _resolve(metric, greater_is_better)
-    if isinstance(groups, str):
-        if y_true is None:
-            raise ValueError(
-                'groups="class" groups the samples by y_true: pass y_true.'
-            )
-        groups = y_true
+    metric_kwargs = dict(metric_kwargs)
     loss = metric_kwargs.pop("loss", "zero_one")
     labels = metric_kwargs.pop("labels", None)
     ACCUMULATED[name].options(metric_kwargs)  # bad keywords fail before the cluster
@@ -160,9 +141,7 @@ def dask_metric_by_group(
             None,
             loss_of[i],
             labels,
-            column["y_true"][i],
-            column["y_pred"][i],
-            column["confidence"][i],
+            *(column[k][i] for k in ("y_true", "y_pred", "confidence")),
             column["sample_weight"][i],
             column["groups"][i],
         )
@@ -180,16 +159,4 @@ def dask_metric_by_group(
             "sample_weight, so the metric is undefined on them: remove their "
             "samples first."
         )
-    worst_group, worst_value = _worst(values, greater_is_better, unique)
-    return MetricByGroupResult(
-        metric=shown,
-        greater_is_better=bool(greater_is_better),
-        groups=unique,
-        values=values,
-        n_samples=counts,
-        worst_group=worst_group,
-        worst_value=worst_value,
-        confidence_interval=None,
-        confidence_level=None,
-        simultaneous_interval=None,
-    )
+    return unique, values, counts
