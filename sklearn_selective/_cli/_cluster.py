@@ -93,7 +93,7 @@ def _frame(options):
             f"({' '.join(str(error).split())[:200]}); give a directory or a glob "
             "such as 'predictions/*.parquet'"
         ) from None
-    wanted = wanted_columns(options)
+    wanted = wanted_columns(options, list(frame.columns))
     return frame[[name for name in frame.columns if wanted(name)] or frame.columns]
 
 

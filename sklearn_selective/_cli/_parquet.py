@@ -87,14 +87,15 @@ def read_parquet(path):
     return _table(path, table)
 
 
-def parquet_batches(path, batch_rows, wanted=None):
+def parquet_batches(path, batch_rows, choose=None):
     """The named columns of a Parquet file, ``batch_rows`` rows at a time
     (``ParquetFile.iter_batches``: one row group in memory at a time).
 
-    ``wanted(names)`` chooses the columns to read among the file's."""
+    ``choose(names)`` returns the columns to read among the file's ``names``
+    (None or empty: all of them)."""
     parquet = _open(path)
     names = parquet.schema_arrow.names
-    columns = None if wanted is None else [name for name in names if wanted(name)]
+    columns = (choose(names) if choose is not None else None) or None
     offset = 0
     for batch in parquet.iter_batches(batch_size=batch_rows, columns=columns):
         if batch.num_rows:

@@ -137,8 +137,12 @@ _STREAMED = frozenset(
 # --------------------------------------------------------------------------------------
 # Reading in batches
 # --------------------------------------------------------------------------------------
-def wanted_columns(options):
-    """Whether a column may hold what the options name (Parquet reads no other)."""
+def wanted_columns(options, names=None):
+    """Whether a column may hold what the options name (Parquet reads no other);
+    every column is wanted when the label column is not among ``names`` (the
+    message that says so lists the file's columns)."""
+    if names is not None and options.label_column not in names:
+        return lambda name: True
     named = {
         options.label_column,
         options.pred_column,
@@ -165,7 +169,12 @@ def _batches(options):
             "Parquet)"
         )
     if path.suffix.lower() in PARQUET_SUFFIXES:
-        return parquet_batches(path, options.batch_size, wanted_columns(options))
+
+        def choose(names):
+            wanted = wanted_columns(options, names)
+            return [name for name in names if wanted(name)]
+
+        return parquet_batches(path, options.batch_size, choose)
     return csv_batches(path, options.batch_size)
 
 

@@ -263,3 +263,11 @@ def test_dask_names_the_partition_of_a_bad_row(capsys, tmp_path):
 def test_dask_errors(capsys, files, source, address, names):
     pytest.importorskip("distributed")
     check_error(run_cli(capsys, ["evaluate", files / source, "--dask", address]), names)
+
+
+def test_a_missing_label_column_lists_every_column(capsys, files):
+    for extra in ([], ["--stream"]):
+        args = ["evaluate", files / "p.parquet", "--label-column", "y", *extra]
+        check_error(
+            run_cli(capsys, args), ["'y'", "proba_0", "is_ood", "--label-column"]
+        )
