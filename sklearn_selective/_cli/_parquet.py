@@ -64,10 +64,10 @@ def _table(path, batch, offset=0):
     return Table(Path(path), columns, lambda index: f"row {offset + index}")
 
 
-def _open(path):
+def _open(path, pre_buffer=True):
     pyarrow = import_pyarrow()
     try:
-        return pyarrow.parquet.ParquetFile(path)
+        return pyarrow.parquet.ParquetFile(path, pre_buffer=pre_buffer)
     except (pyarrow.ArrowException, OSError) as error:
         raise InputError(
             f"{path} is not a readable Parquet file ({error}); write it with "
@@ -93,7 +93,10 @@ def parquet_batches(path, batch_rows, choose=None):
 
     ``choose(names)`` returns the columns to read among the file's ``names``
     (None or empty: all of them)."""
-    parquet = _open(path)
+    # Pre-buffering keeps the column chunks read so far: measured with pyarrow
+    # 26, memory grew by 24 MB per batch of 1e6 rows (1 GB at 3e7 rows) with it
+    # and stayed at 68 MB without.
+    parquet = _open(path, pre_buffer=False)
     names = parquet.schema_arrow.names
     columns = (choose(names) if choose is not None else None) or None
     offset = 0
