@@ -15,12 +15,24 @@ Prints three tables:
    ``--compare-sort`` also the AURC by the alternative, a distributed sort
    (``set_index``) with per-partition contributions and global offsets.
 
+4. ``sklearn-selective evaluate`` on a Parquet file (``--evaluate-rows``, 1e7 by
+   default; written row group by row group): wall time and peak RSS of the child
+   process (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper that runs it
+   alone), in memory against ``--stream``, with three-class probabilities
+   rounded to 3 decimals (the exact state is a few thousand groups) and
+   continuous ones streamed with ``--max-groups 65536``.
+
 Data: 0/1 losses whose failure probability falls with the confidence.
 ``--tiny`` runs every table at 1e4 rows in a few seconds.
 """
 
 import argparse
+import json
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -197,6 +209,88 @@ def dask_exactness(n, chunk, compare_sort=False):
                       f"{on_dask:>8.2f} {in_memory:>8.2f}")  # fmt: skip
 
 
+def _write_parquet(path, n, decimals, batch=10**6):
+    """n rows of y_true and proba_0..2, written one row group at a time."""
+    import pyarrow
+    import pyarrow.parquet
+
+    writer = None
+    for index, start in enumerate(range(0, n, batch)):
+        rng = np.random.default_rng(index)
+        size = min(batch, n - start)
+        proba = rng.dirichlet(np.full(3, 0.5), size=size)
+        if decimals is not None:
+            proba = np.round(proba, decimals)
+            proba[:, 2] = np.clip(1.0 - proba[:, 0] - proba[:, 1], 0.0, 1.0)
+        wrong = rng.random(size) < 0.5 * (1.0 - proba.max(axis=1))
+        y_true = np.where(wrong, rng.integers(0, 3, size), proba.argmax(axis=1))
+        columns = {"y_true": y_true, **{f"proba_{k}": proba[:, k] for k in range(3)}}
+        table = pyarrow.table(columns)
+        if writer is None:
+            writer = pyarrow.parquet.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    writer.close()
+
+
+# Runs the command line as its only child and prints the child's peak RSS.
+_WRAPPER = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+run = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+elapsed = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(run.returncode, elapsed, peak)
+print(run.stdout)
+print(run.stderr, file=sys.stderr)
+"""
+
+
+def _evaluate_child(path, *options):
+    command = [sys.executable, "-m", "sklearn_selective", "evaluate", str(path)]
+    command += ["--format", "json", "--metrics", "aurc,augrc,uq_auc", *options]
+    run = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *command], capture_output=True, text=True
+    )
+    status, elapsed, peak = run.stdout.splitlines()[0].split()
+    if status != "0":
+        raise RuntimeError(run.stderr)
+    result = json.loads("\n".join(run.stdout.splitlines()[1:]))
+    return float(elapsed), float(peak), result
+
+
+# Above this many rows table 4 runs only what holds bounded memory.
+_IN_MEMORY_ROWS = 3 * 10**7
+
+
+def evaluate_files(n):
+    print(f"\n4. evaluate on a Parquet file of {n:.0e} rows (child process)")
+    print(f"{'probabilities':>13} {'mode':>22} {'time (s)':>9} {'peak RSS (MB)':>14} "
+          f"{'AURC':>10} {'bounds width':>13}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        for decimals in (3, None):
+            path = Path(folder) / f"predictions_{decimals}.parquet"
+            _write_parquet(path, n, decimals)
+            modes = {
+                "in memory": ["--n-resamples", "0"],
+                "--stream": ["--stream"],
+            }
+            if n > _IN_MEMORY_ROWS:  # the in-memory arrays would not fit
+                del modes["in memory"]
+                if decimals is None:  # one group per row: the exact state neither
+                    del modes["--stream"]
+            if decimals is None:
+                modes["--max-groups 65536"] = ["--max-groups", "65536"]
+            ties = "continuous" if decimals is None else f"{decimals} decimals"
+            for mode, options in modes.items():
+                elapsed, peak, result = _evaluate_child(path, *options)
+                row = result["metrics"][0]
+                width = row.get("upper_bound", row["value"]) - row.get(
+                    "lower_bound", row["value"]
+                )
+                print(f"{ties:>13} {mode:>22} {elapsed:>9.1f} {peak:>14.0f} "
+                      f"{row['value']:>10.6f} {width:>13.1e}")  # fmt: skip
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiny", action="store_true", help="1e4 rows everywhere")
@@ -204,18 +298,29 @@ def main():
     parser.add_argument("--batch", type=float, default=1e5, help="rows per update")
     parser.add_argument("--no-dask", action="store_true", help="skip table 3")
     parser.add_argument(
+        "--evaluate-rows",
+        type=float,
+        default=1e7,
+        help="rows of the Parquet file of table 4 (0: skip it)",
+    )
+    parser.add_argument("--only-evaluate", action="store_true", help="table 4 alone")
+    parser.add_argument(
         "--compare-sort",
         action="store_true",
         help="table 3 also times the AURC by a distributed sort (set_index)",
     )
     args = parser.parse_args()
     batch = int(args.batch)
+    if args.only_evaluate:
+        evaluate_files(int(1e4 if args.tiny else args.evaluate_rows))
+        return
     if args.tiny:
         batch = 1000
         throughput([10**4], batch)
         bound_widths(10**4, batch, [2**4, 2**8])
         if not args.no_dask:
             dask_exactness(10**4, 2_000, args.compare_sort)
+        evaluate_files(10**4)
         return
     throughput([10**6, 10**7], batch)
     bound_widths(
@@ -223,6 +328,8 @@ def main():
     )
     if not args.no_dask:
         dask_exactness(10**7, 10**6, args.compare_sort)
+    if args.evaluate_rows:
+        evaluate_files(int(args.evaluate_rows))
 
 
 if __name__ == "__main__":

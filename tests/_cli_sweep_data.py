@@ -78,6 +78,8 @@ FORMATS = {
     "npz_ensemble": Format("ensemble", ".npz"),
     "npz_conf": Format("conf", ".npz"),
 }
+# Parquet holds the columns of a CSV (evaluate --stream, --dask).
+PARQUET_FORMATS = {"parquet_proba": Format("proba", ".parquet")}
 N, K, M = 12, 3, 4
 
 
@@ -152,14 +154,21 @@ def _write_npz(path, fmt, data):
         np.savez(handle, **arrays, **(data.extra or {}))
 
 
+def _write_parquet(path, fmt, data):
+    import pandas
+
+    pandas.DataFrame(csv_columns(fmt, data)).to_parquet(path)
+
+
 def write(path, fmt, data):
-    (_write_csv if fmt.suffix == ".csv" else _write_npz)(path, fmt, data)
+    writer = {".csv": _write_csv, ".parquet": _write_parquet}.get(fmt.suffix)
+    (writer or _write_npz)(path, fmt, data)
     return path
 
 
 def write_fixture(tmp_path, name, rename=()):
     """The base data in format ``name``; ``rename`` replaces header text (CSV)."""
-    fmt = FORMATS[name]
+    fmt = {**FORMATS, **PARQUET_FORMATS}[name]
     path = write(tmp_path / f"data{fmt.suffix}", fmt, make_data(fmt))
     if rename:
         header, rest = path.read_text().split("\n", 1)

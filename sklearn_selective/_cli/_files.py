@@ -7,7 +7,9 @@ numpy's C parser (all-numeric files in one pass); the :mod:`csv` module is used
 only to describe a malformed file precisely.
 """
 
+import contextlib
 import csv
+import itertools
 import pickle
 import sys
 import warnings
@@ -86,52 +88,71 @@ def _header(path):
     return header
 
 
-def _loadtxt(path, dtype, usecols=None):
+class _Text(NamedTuple):
+    """The text of a CSV: the whole file (``lines`` None), or a block of it,
+    ``lines`` being the header line and data lines whose first is line
+    ``offset + 2`` of the file (the streaming path reads one block at a time)."""
+
+    path: Path
+    lines: list | None = None
+    offset: int = 0
+
+    @property
+    def source(self):
+        return self.path if self.lines is None else self.lines
+
+
+def _loadtxt(text, dtype, usecols=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-        return np.loadtxt(path, dtype=dtype, usecols=usecols, **_LOADTXT)
+        return np.loadtxt(text.source, dtype=dtype, usecols=usecols, **_LOADTXT)
 
 
-def _csv_records(path):
+def _csv_records(text):
     """(line number, fields) of every non-blank data row; csv errors -> InputError.
 
     numpy's parser has no limit on the length of a field; the csv module's
     default of 131,072 characters is lifted while reading, so that both read
     the same files (a long field is then reported as what it is).
     """
+    path, offset = text.path, text.offset
     limit = csv.field_size_limit()
     csv.field_size_limit(sys.maxsize)
     try:
-        with open(path, newline="", encoding=_ENCODING) as handle:
-            reader = csv.reader(handle)
+        with contextlib.ExitStack() as stack:
+            lines = text.lines
+            if lines is None:
+                lines = stack.enter_context(open(path, newline="", encoding=_ENCODING))
+            reader = csv.reader(lines)
             next(reader, None)
             for row in reader:
                 if row:
-                    yield reader.line_num, row
+                    yield reader.line_num + offset, row
     except csv.Error as error:
-        raise InputError(f"{path}, line {reader.line_num}: {error}") from None
+        raise InputError(f"{path}, line {reader.line_num + offset}: {error}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
     finally:
         csv.field_size_limit(limit)
 
 
-def _describe_malformed(path, n_fields):
+def _describe_malformed(text, n_fields):
     """The first malformed row, found with the csv module (error path only)."""
-    for line, row in _csv_records(path):
+    for line, row in _csv_records(text):
         if len(row) != n_fields:
             raise InputError(
-                f"{path}, line {line}: {len(row)} fields, the header has {n_fields}"
+                f"{text.path}, line {line}: {len(row)} fields, the header has "
+                f"{n_fields}"
             )
 
 
-def _line_locator(path):
+def _line_locator(text):
     lines = None
 
     def locate(index):
         nonlocal lines
         if lines is None:  # error path only: count the non-blank records
-            lines = [line for line, _ in _csv_records(path)]
+            lines = [line for line, _ in _csv_records(text)]
         return f"line {lines[index]}" if index < len(lines) else f"row {index}"
 
     return locate
@@ -152,35 +173,37 @@ def _is_number(text):
     return True
 
 
-def _text_columns(path, n_columns, n_rows=1000):
+def _text_columns(text, n_columns, n_rows=1000):
     """Columns with a value that is not a number among the first rows."""
-    text = set()
-    for count, (_, row) in enumerate(_csv_records(path)):
+    found = set()
+    for count, (_, row) in enumerate(_csv_records(text)):
         if count == n_rows:
             break
-        text.update(
+        found.update(
             i for i, value in enumerate(row[:n_columns]) if not _is_number(value)
         )
-    return sorted(text)
+    return sorted(found)
 
 
-def _read_mixed(path, n_columns):
+def _read_mixed(text, n_columns):
     """Columns of a file with text columns: numbers and text read separately."""
-    text = _text_columns(path, n_columns)
-    numbers = [i for i in range(n_columns) if i not in text]
+    strings = _text_columns(text, n_columns)
+    numbers = [i for i in range(n_columns) if i not in strings]
     try:
-        columns = dict(zip(text, _loadtxt(path, str, usecols=text).T, strict=True))
+        columns = dict(
+            zip(strings, _loadtxt(text, str, usecols=strings).T, strict=True)
+        )
         if numbers:
-            values = _loadtxt(path, np.float64, usecols=numbers).T
+            values = _loadtxt(text, np.float64, usecols=numbers).T
             columns.update(zip(numbers, values, strict=True))
         return [columns[i] for i in range(n_columns)]
     except (ValueError, MemoryError):  # a number column holds text further down
         pass
     try:
-        table = _loadtxt(path, str)
+        table = _loadtxt(text, str)
     except (ValueError, MemoryError):
-        _describe_malformed(path, n_columns)
-        rows = [row for _, row in _csv_records(path)]  # e.g. odd quoting
+        _describe_malformed(text, n_columns)
+        rows = [row for _, row in _csv_records(text)]  # e.g. odd quoting
         table = np.array(rows, dtype=str).reshape(len(rows), n_columns)
     return [_as_numbers_if_possible(column) for column in table.T]
 
@@ -204,20 +227,47 @@ def _check_no_nul(path):
 def read_csv(path):
     """Named columns of a CSV file: float64 where every value is a number, else str."""
     _check_no_nul(path)
-    header = _header(path)
+    return _read_text(_Text(Path(path)), _header(path))
+
+
+def _read_text(text, header):
+    """The named columns of a CSV's text (the whole file or one block)."""
     try:
-        body = list(_loadtxt(path, np.float64).T)
+        body = list(_loadtxt(text, np.float64).T)
     except UnicodeDecodeError:
-        raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
+        raise InputError(
+            f"{text.path} is not UTF-8 text; save it as CSV UTF-8"
+        ) from None
     except ValueError:
-        body = _read_mixed(path, len(header))
+        body = _read_mixed(text, len(header))
     if len(body) != len(header):  # loadtxt saw a consistent but different width
-        _describe_malformed(path, len(header))
+        _describe_malformed(text, len(header))
     if not body or body[0].shape[0] == 0:
-        raise InputError(f"{path} has a header but no data rows")
+        raise InputError(f"{text.path} has a header but no data rows")
     if header[0] == "":  # the unnamed index column of pandas' to_csv
         header, body = header[1:], body[1:]
-    return Table(path, dict(zip(header, body, strict=True)), _line_locator(path))
+    return Table(text.path, dict(zip(header, body, strict=True)), _line_locator(text))
+
+
+def csv_batches(path, batch_rows):
+    """The named columns of a CSV file, ``batch_rows`` lines at a time: each
+    block is read as the whole file would be (same parser, same messages, the
+    lines numbered as in the file)."""
+    _check_no_nul(path)
+    header = _header(path)
+    first_line, text = 2, None
+    try:
+        with open(path, newline="", encoding=_ENCODING) as handle:
+            head = handle.readline()
+            while block := list(itertools.islice(handle, batch_rows)):
+                if "".join(block).strip():  # not only blank lines
+                    text = _Text(Path(path), [head, *block], first_line - 2)
+                    yield _read_text(text, header)
+                first_line += len(block)
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text; save it as CSV UTF-8") from None
+    if first_line == 2 or text is None:
+        raise InputError(f"{path} has a header but no data rows")
 
 
 # ----------------------------------------------------------------------------

@@ -5,14 +5,9 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from ._arguments import _n_resamples, _seed
 from ._demo import run_demo
-from ._evaluate import (
-    InputError,
-    _n_resamples,
-    _seed,
-    add_arguments,
-    run_evaluate,
-)
+from ._evaluate import InputError, add_arguments, run_evaluate
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -80,7 +75,8 @@ def _build_parser():
     _add_demo(commands)
     evaluate = commands.add_parser(
         "evaluate",
-        help="metrics with bootstrap intervals of a .csv or .npz file of predictions",
+        help="metrics with bootstrap intervals of a .csv, .parquet or .npz file of "
+        "predictions",
         description=(
             "Evaluate predictions made by any framework. The file holds the true "
             "labels (y_true) and either class probabilities (CSV columns "

@@ -112,6 +112,9 @@ class Row(NamedTuple):
     high: float | None = None
     better: str = ""
     name: str = ""
+    # (lower, upper): certified range of the exact value when the groups of
+    # confidences were merged (evaluate --max-groups); None when exact.
+    bounds: tuple | None = None
 
 
 class _Progress:
@@ -212,14 +215,25 @@ def format_table(rows, confidence_level=0.95):
     level = f"{confidence_level:.0%} interval"
     if all(row.low is None for row in rows):
         level = ""
+    bounded = any(row.bounds is not None for row in rows)
+    if bounded:
+        level = "exact value within (certified bounds)"
     lines = [f"{'metric':<{width}}  {'better':<6}  {'value':>8}  {level}"]
     for row in rows:
         interval = "" if row.low is None else f"[{row.low:.4f}, {row.high:.4f}]"
+        if bounded:
+            interval = _bounds_text(row.bounds)
         lines.append(
             f"{row.label:<{width}}  {row.better:<6}  {row.value:>8.4f}  {interval}"
         )
     lines = [line.rstrip() for line in lines]
     return "\n".join(lines)
+
+
+def _bounds_text(bounds):
+    if bounds is None or bounds[0] != bounds[0]:
+        return "(no certified bounds)"
+    return f"[{bounds[0]:.6g}, {bounds[1]:.6g}]"
 
 
 def _number(value):
@@ -228,7 +242,7 @@ def _number(value):
 
 
 def _records(rows):
-    return [
+    records = [
         {
             "metric": row.name,
             "label": row.label,
@@ -239,6 +253,12 @@ def _records(rows):
         }
         for row in rows
     ]
+    if any(row.bounds is not None for row in rows):  # evaluate --max-groups
+        for record, row in zip(records, rows, strict=True):
+            bounds = (None, None) if row.bounds is None else row.bounds
+            record["lower_bound"] = _number(bounds[0])
+            record["upper_bound"] = _number(bounds[1])
+    return records
 
 
 def _as_json(rows, summary):
@@ -248,9 +268,12 @@ def _as_json(rows, summary):
 def _as_csv(rows, summary):
     buffer = io.StringIO()
     fields = ["metric", "label", "value", "low", "high", "better", "confidence_level"]
+    records = _records(rows)
+    if records and "lower_bound" in records[0]:
+        fields += ["lower_bound", "upper_bound"]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    for record in _records(rows):
+    for record in records:
         writer.writerow({**record, "confidence_level": summary["confidence_level"]})
     return buffer.getvalue().rstrip("\n")
 
@@ -265,6 +288,12 @@ def _as_table(rows, summary):
             f"{summary['file']}: {summary['n_samples']} samples, "
             f"{summary['n_ood']} OOD; accuracy {summary['accuracy']:.4f} on the "
             "in-distribution ones; an accepted OOD sample counts as a failure (SCOD)"
+        )
+    if summary.get("exact") is False:
+        head += (
+            f"\nbounded, not exact: confidences merged into {summary['n_groups']} "
+            f"groups (--max-groups {summary['max_groups']}); each exact value lies "
+            "within its bounds"
         )
     return head + "\n" + format_table(rows, summary["confidence_level"])
 

@@ -197,7 +197,20 @@ def accumulate_dask(
         )
         for index in range(n_blocks)
     ]
-    merge = dask.delayed(_merge_states, pure=True)
+    return merge_tree(states, _merge_states, split_every)
+
+
+def merge_tree(states, merge, split_every=SPLIT_EVERY):
+    """The delayed states merged ``split_every`` at a time, in a tree of depth
+    ``log_split_every(len(states))``: ``merge(*states)`` returns a new state.
+
+    Returns
+    -------
+    state : dask.delayed.Delayed
+        The merge of all the states (the only state when there is one).
+    """
+    dask = _import_dask()
+    merge = dask.delayed(merge, pure=True)
     while len(states) > 1:
         states = [
             merge(*states[start : start + split_every])

@@ -1,6 +1,8 @@
 """A metric on every group of samples (class, site, device, demographic group)."""
 
 import functools
+import inspect
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,6 +14,8 @@ from .._utils._sklearn import Interval, StrOptions
 from .._utils._validation import _as_labels, _check_confidence, _check_sample_weight
 from .._utils._warnings import warn
 from ._bootstrap import _bootstrap
+from ._dask import is_dask_input
+from ._grouped_dask import dask_group_values
 from ._metric_registry import METRICS, find_entry, resolve_metric
 from ._metric_results import MetricByGroupResult
 
@@ -87,6 +91,73 @@ def _worst(values, greater_is_better, labels):
     return labels[index : index + 1].tolist()[0], float(values[index])
 
 
+def _dispatch_dask(function):
+    """Send a call with a Dask collection among its inputs to
+    :func:`~._grouped_dask.dask_metric_by_group` (free when Dask was never
+    imported). Placed outside ``@validate_params``."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if "dask" in sys.modules:
+            arguments = signature.bind(*args, **kwargs).arguments
+            values = [*arguments.values(), *arguments.get("metric_kwargs", {}).values()]
+            if is_dask_input(*values):
+                return _on_dask(**arguments)
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+def _on_dask(
+    metric,
+    y_true,
+    y_pred,
+    confidence,
+    *,
+    groups,
+    greater_is_better=None,
+    sample_weight=None,
+    n_resamples=None,
+    confidence_level=0.95,
+    random_state=None,
+    metric_kwargs=None,
+):
+    """:func:`metric_by_group` of Dask collections: exact values, no intervals."""
+    if n_resamples is not None:
+        raise ValueError(
+            "metric_by_group on Dask collections computes exact values without "
+            "bootstrap intervals: resampling a group as in memory needs all its "
+            "samples in one array. Pass n_resamples=None, or compute a group's "
+            "rows (frame[frame[column] == group].compute()) and call "
+            "metric_by_group in memory for its intervals."
+        )
+    _, name, greater_is_better = _resolve(metric, greater_is_better)
+    if isinstance(groups, str):
+        if y_true is None:
+            raise ValueError(
+                'groups="class" groups the samples by y_true: pass y_true.'
+            )
+        groups = y_true
+    unique, values, counts = dask_group_values(
+        metric, y_true, y_pred, confidence, groups, sample_weight, metric_kwargs or {}
+    )
+    worst_group, worst_value = _worst(values, greater_is_better, unique)
+    return MetricByGroupResult(
+        metric=name,
+        greater_is_better=bool(greater_is_better),
+        groups=unique,
+        values=values,
+        n_samples=counts,
+        worst_group=worst_group,
+        worst_value=worst_value,
+        confidence_interval=None,
+        confidence_level=None,
+        simultaneous_interval=None,
+    )
+
+
+@_dispatch_dask
 @validate_params(
     {
         "metric": [StrOptions(set(METRICS)), callable],
@@ -195,6 +266,13 @@ def metric_by_group(
     :class:`~sklearn.exceptions.UndefinedMetricWarning`, and cannot be the
     worst group. Groups too small for the bootstrap (fewer than 2 samples)
     get a ``nan`` interval.
+
+    With Dask arrays or Dask DataFrame columns (``groups`` a column too), the
+    tie-group metrics (AURC family, AUGRC, SELE, UQ-AUC, working points) are
+    computed on the cluster, one state per group and partition merged in a
+    tree: each group's value equals the in-memory one. Bootstrap intervals are
+    not computed on Dask (``n_resamples`` must be None): resampling needs a
+    group's samples in one array.
 
     The finite-sample AURC estimators depend on the sample size ([AURC],
     Sec. 3.6): compare the AURC of groups of very different sizes with care,

@@ -33,6 +33,9 @@ SHARED_PRIVATE = {
     # The one registry of metrics (function, direction, needs), read by the
     # command line's table of metric names.
     "sklearn_selective.metrics._metric_registry",
+    # The tree of merges of mergeable states on Dask (evaluate --dask merges
+    # the states of its partitions in the tree the metric functions use).
+    "sklearn_selective.metrics._dask",
     # Which model output a CSF reads, and whether a model can give it.
     "sklearn_selective.confidence._model_output",
     "sklearn_selective.confidence._registry",

@@ -31,10 +31,11 @@ from _cli_sweep_data import (
     write_fixture,
 )
 
-from sklearn_selective._cli._evaluate import (
+from sklearn_selective._cli._arguments import (
     _column_list,
     _level,
     _n_resamples,
+    _positive_int,
     _seed,
     usable_csfs,
 )
@@ -100,9 +101,12 @@ TYPE_DOMAINS = {
     _n_resamples: Domain(int, 0, 10**7),
     _seed: Domain(int, 0, 2**32 - 1),
     _level: Domain(float, 0.0, 1.0, open=True),
+    _positive_int: Domain(int, 1, None),
 }
 # Options whose default is slow or writes a file: their value in every other case.
 FAST = {"n_resamples": "9", "plot": ""}
+# The options that stream the file compute no bootstrap intervals.
+STREAMING = {"stream", "max_groups", "dask"}
 
 
 def _numbers(action):
@@ -247,6 +251,15 @@ def _ood_column(action):
     return bad, []
 
 
+def _dask_address(action):
+    """--dask: an empty address or a file that is not Parquet fail; a local
+    cluster reads a Parquet file."""
+    option = _option(action)
+    bad = [Value("empty", _given(option, "")), Value("csv", _given(option, "local"))]
+    good = [Value("local", _given(option, "local"), "parquet_proba")]
+    return bad, good
+
+
 # Free-text options, by dest: what the text names.
 TEXT_KINDS = {
     "file": _input_file,
@@ -261,6 +274,7 @@ TEXT_KINDS = {
     "proba_columns": _column_names,
     "logit_columns": _column_names,
     "ood_column": _ood_column,
+    "dask": _dask_address,
 }
 
 
@@ -345,6 +359,8 @@ def _argv(case, tmp_path):
             continue
         if not action.option_strings:  # the file evaluate reads
             argv.append(path)
+        elif action.dest == "n_resamples" and case.dest in STREAMING:
+            argv += [_option(action), "0"]
         elif action.dest in FAST:
             argv += [_option(action), FAST[action.dest]]
     return argv + case.value.tokens(tmp_path, path)

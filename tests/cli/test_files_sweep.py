@@ -34,7 +34,7 @@ from _cli_sweep_data import (
 )
 from scipy.special import softmax
 
-from sklearn_selective._cli._evaluate import usable_csfs
+from sklearn_selective._cli._arguments import usable_csfs
 from sklearn_selective.confidence import get_confidence_function
 from sklearn_selective.metrics import (
     augrc,
@@ -481,6 +481,28 @@ def test_file(fmt_name, corruption, tmp_path, capsys):
     if case.raw is not None:
         case.raw(path)
     run = run_cli(capsys, ["evaluate", path, *JSON_VALUES, *case.args])
+    if case.error:
+        check_error(run, [str(path) if n == FILE else n for n in case.error])
+    else:
+        renormalize = "--renormalize" in case.args
+        _check_values(run, *predictions(fmt, case.data, renormalize))
+
+
+CSV_CASES = [case for case in FILE_CASES if FORMATS[case[0]].suffix == ".csv"]
+
+
+@pytest.mark.parametrize(
+    "fmt_name, corruption", CSV_CASES, ids=[f"{f}:{c}" for f, c in CSV_CASES]
+)
+def test_file_streamed(fmt_name, corruption, tmp_path, capsys):
+    """--stream reads the CSV 5 lines at a time through the same checks: the
+    same values, or the same error naming the same line."""
+    fmt, case = _case(fmt_name, corruption)
+    path = write(tmp_path / f"data{fmt.suffix}", fmt, case.data)
+    if case.raw is not None:
+        case.raw(path)
+    stream = ["--stream", "--batch-size", "5"]
+    run = run_cli(capsys, ["evaluate", path, *JSON_VALUES, *case.args, *stream])
     if case.error:
         check_error(run, [str(path) if n == FILE else n for n in case.error])
     else:
