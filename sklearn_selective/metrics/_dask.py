@@ -149,6 +149,26 @@ def _evaluate(state, metric, kwargs):
     return value, [(str(w.message), w.category) for w in caught]
 
 
+def partition_columns(y_true, y_pred, confidence, loss, sample_weight, **more):
+    """The aligned partitions of the inputs: their number and, per input name
+    (``more`` adds columns such as ``groups``), one block per partition (None
+    for an input not given; a loss name or callable repeated)."""
+    inputs = {
+        "y_true": y_true,
+        "y_pred": y_pred,
+        "confidence": confidence,
+        "loss": None if isinstance(loss, str) or callable(loss) else loss,
+        "sample_weight": sample_weight,
+        **more,
+    }
+    blocks = _partitions({k: v for k, v in inputs.items() if v is not None})
+    n_blocks = len(blocks["confidence"])
+    column = {name: blocks.get(name, [None] * n_blocks) for name in inputs}
+    if inputs["loss"] is None:
+        column["loss"] = [loss] * n_blocks
+    return n_blocks, column
+
+
 def accumulate_dask(
     y_true,
     y_pred,
@@ -172,23 +192,14 @@ def accumulate_dask(
         Computes to a :class:`RiskCoverageAccumulator` of all the data.
     """
     dask = _import_dask()
-    inputs = {
-        "y_true": y_true,
-        "y_pred": y_pred,
-        "confidence": confidence,
-        "loss": None if isinstance(loss, str) or callable(loss) else loss,
-        "sample_weight": sample_weight,
-    }
-    given = {name: value for name, value in inputs.items() if value is not None}
-    blocks = _partitions(given)
-    n_blocks = len(blocks["confidence"])
-    column = {name: blocks.get(name, [None] * n_blocks) for name in inputs}
-    loss_of = column["loss"] if inputs["loss"] is not None else [loss] * n_blocks
+    n_blocks, column = partition_columns(
+        y_true, y_pred, confidence, loss, sample_weight
+    )
     state = dask.delayed(_partition_state, pure=True)
     states = [
         state(
             max_groups,
-            loss_of[index],
+            column["loss"][index],
             labels,
             column["y_true"][index],
             column["y_pred"][index],

@@ -21,7 +21,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._utils._warnings import warn
 from ._accumulator import RiskCoverageAccumulator
 from ._accumulator._metrics import METRICS as ACCUMULATED
-from ._dask import _import_dask, _partitions, merge_tree
+from ._dask import _import_dask, merge_tree, partition_columns
 from ._metric_registry import find_entry
 
 # The scalar metrics of the accumulator (the curves are not group values).
@@ -123,23 +123,14 @@ def dask_group_values(
     loss = metric_kwargs.pop("loss", "zero_one")
     labels = metric_kwargs.pop("labels", None)
     ACCUMULATED[name].options(metric_kwargs)  # bad keywords fail before the cluster
-    inputs = {
-        "y_true": y_true,
-        "y_pred": y_pred,
-        "confidence": confidence,
-        "loss": None if isinstance(loss, str) or callable(loss) else loss,
-        "sample_weight": sample_weight,
-        "groups": groups,
-    }
-    blocks = _partitions({k: v for k, v in inputs.items() if v is not None})
-    n_blocks = len(blocks["confidence"])
-    column = {k: blocks.get(k, [None] * n_blocks) for k in inputs}
-    loss_of = column["loss"] if inputs["loss"] is not None else [loss] * n_blocks
+    n_blocks, column = partition_columns(
+        y_true, y_pred, confidence, loss, sample_weight, groups=groups
+    )
     state = dask.delayed(_partition_groups, pure=True)
     states = [
         state(
             None,
-            loss_of[i],
+            column["loss"][i],
             labels,
             *(column[k][i] for k in ("y_true", "y_pred", "confidence")),
             column["sample_weight"][i],
