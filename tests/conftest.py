@@ -15,7 +15,7 @@ settings.register_profile(
 # The fast loop (-m "not slow") explores fewer examples per property; the full
 # run (README's command, CI) explores them all.
 settings.register_profile(
-    "fast", parent=settings.get_profile("default"), max_examples=50
+    "fast", parent=settings.get_profile("default"), max_examples=25
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 

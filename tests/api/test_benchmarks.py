@@ -37,6 +37,7 @@ TINY = {
         "--shift-alert-repeats", "1", "--shift-alert-chunks", "1",
     ],
     "bench_scale.py": ["--tiny"],
+    "bench_scale_cluster.py": ["--tiny"],
     "bench_scorers.py": None,
     "bench_selective.py": [
         "--n-predict", "1e3", "--n-fit", "2e3", "--n-search", "1e3", "--repeat", "1",
