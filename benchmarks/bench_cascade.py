@@ -100,6 +100,28 @@ def population(thresholds, scales):
     return coverage, risk, t1
 
 
+def report_truth(thresholds, scales, costs, names=("cheap", "strong")):
+    """The population value of every number of ``SelectiveCascade.report`` at
+    MSP ``thresholds``, keyed ``(part, statistic)`` as ``to_frame`` rows."""
+    t1, t2 = np.clip(2 * (np.asarray(thresholds, dtype=float) - 0.5), 0, 1)
+    coverage, risk, calls = population(thresholds, scales)
+    (a1, a2), (c1, c2) = scales, costs
+    truth = {
+        ("cascade", "coverage"): coverage,
+        ("cascade", "risk"): risk,
+        ("cascade", "expected_cost"): c1 + c2 * calls,
+        ("person", "share"): t1 * t2,
+    }
+    stage = ((1 - t1, a1, 1 - t1, t1), (t1 * (1 - t2), a2, 1 - t2, t2))
+    for name, (share, a, own, t) in zip(names, stage, strict=True):
+        truth[name, "share"] = share
+        truth[name, "risk"] = a * (1 - t) ** 2 / 3
+        truth[name, "coverage"] = own
+        truth[name, "alone_coverage"] = 1 - t
+        truth[name, "alone_risk"] = a * (1 - t) ** 2 / 3
+    return truth
+
+
 def _violated(coverage, risk, target, cap, certified):
     if not certified:
         return False

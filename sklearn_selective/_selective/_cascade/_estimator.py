@@ -13,9 +13,11 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from ..._utils._sklearn import (
     Interval,
     RealNotInt,
+    StrOptions,
     fit_context,
     num_samples,
     safe_indexing,
+    validate_params,
 )
 from ..._utils._validation import (
     _check_scaled_sample_weight,
@@ -25,12 +27,8 @@ from ...confidence import predict_with_confidence
 from ...confidence._feature_space import held_out_inference
 from .._classes import class_index
 from .._reject_label import check_reject_label, labels_or_reject
-from ._certify import (
-    CoveragePolicy,
-    GuaranteePolicy,
-    RiskPolicy,
-    cascade_paths,
-)
+from ._cascade_report import cascade_report
+from ._certify import cascade_paths, paths_table, resolve_policy
 from ._stages import PERSON, CascadeStagesMixin, check_stage_costs
 
 
@@ -292,38 +290,6 @@ class SelectiveCascade(
         self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------------------
-    # Parameters
-    # ----------------------------------------------------------------------------
-    def _policy(self):
-        """The policy object and its name (resolved once)."""
-        if self.target_coverage is not None and self.target_risk is not None:
-            raise ValueError(
-                "Set at most one of target_coverage and target_risk; got both."
-            )
-        if self.confidence_level is not None:
-            if self.target_risk is None:
-                raise ValueError(
-                    "confidence_level is the level of a risk guarantee: set "
-                    "target_risk too (e.g. target_risk=0.05)."
-                )
-            policy = GuaranteePolicy(
-                self.target_risk,
-                self.confidence_level,
-                self.max_abstention_rate,
-                self.coverage_tolerance,
-            )
-            return policy, "guaranteed_risk"
-        if self.max_abstention_rate is not None:
-            raise ValueError(
-                "max_abstention_rate is certified with the risk guarantee: set "
-                "target_risk and confidence_level too."
-            )
-        if self.target_risk is not None:
-            return RiskPolicy(self.target_risk, self.coverage_tolerance), "target_risk"
-        coverage = 0.9 if self.target_coverage is None else self.target_coverage
-        return CoveragePolicy(coverage), "target_coverage"
-
-    # ----------------------------------------------------------------------------
     # Fit
     # ----------------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=False)  # stages not validated
@@ -358,7 +324,7 @@ class SelectiveCascade(
         names, estimators = self._stages()
         csfs = self._csfs(len(estimators))
         costs = check_stage_costs(self.stage_costs, len(estimators))
-        policy, self.policy_ = self._policy()
+        policy, self.policy_ = resolve_policy(self)
         weights = None
         if sample_weight is not None:
             if self.policy_ == "guaranteed_risk":
@@ -404,7 +370,7 @@ class SelectiveCascade(
             np.column_stack(confidences), losses, sample_weights, costs
         )
         chosen, path_fits = policy.select(paths)
-        self.paths_ = _paths_table(path_fits, len(estimators))
+        self.paths_ = paths_table(path_fits, len(estimators))
         self.thresholds_ = chosen.thresholds
         self.coverage_, self.risk_ = chosen.coverage, chosen.risk
         self.risk_bound_ = chosen.risk_bound
@@ -553,6 +519,120 @@ class SelectiveCascade(
         """
         return self._decide(X)[1]
 
+    @validate_params(
+        {
+            "X": ["array-like", "sparse matrix"],
+            "y": ["array-like"],
+            "n_resamples": [Interval(Integral, 1, None, closed="left")],
+            "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+            "method": [StrOptions({"auto", "double", "percentile", "basic", "BCa"})],
+            "random_state": ["random_state", np.random.Generator],
+        },
+        prefer_skip_nested_validation=True,
+    )
+    def report(
+        self,
+        X,
+        y,
+        *,
+        n_resamples=1000,
+        confidence_level=0.95,
+        method="auto",
+        random_state=None,
+    ):
+        """Coverage, risk and cost of the cascade and of each stage on
+        labelled evaluation data, with bootstrap confidence intervals.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Evaluation samples, not the data the thresholds were fitted on
+            (those numbers are optimistic: the thresholds were chosen on them).
+
+        y : array-like of shape (n_samples,)
+            Their true labels.
+
+        n_resamples : int, default=1000
+            Number of bootstrap resamples.
+
+        confidence_level : float in (0, 1), default=0.95
+            Level of every two-sided interval.
+
+        method : {"auto", "double", "percentile", "basic", "BCa"}, default="auto"
+            Interval method, as in
+            :func:`~sklearn_selective.metrics.bootstrap_metric`; ``"auto"`` is
+            the double bootstrap up to 500 samples and the percentile interval
+            above.
+
+        random_state : int, RandomState instance, Generator or None, default=None
+            Source of the resamples (an int seeds the report's own stream).
+
+        Returns
+        -------
+        report : :class:`CascadeReport`
+            ``coverage``, ``risk`` (selective risk) and ``expected_cost`` of
+            the cascade; per stage ``stage_share`` (share of all samples it
+            answers; the person's last), ``stage_risk`` (error rate among the
+            samples it answers), ``stage_coverage`` (share it answers of the
+            samples that reach it), and ``alone_coverage`` and ``alone_risk``
+            (the stage alone at its threshold, every sample to it). Each is a
+            :class:`~sklearn_selective.metrics.BootstrapResult`;
+            ``to_frame()``, ``to_dict()``, ``to_json()`` and ``plot()``
+            (coverage against expected cost) present them.
+
+        Notes
+        -----
+        **What each interval covers.** The fitted cascade (models and
+        thresholds) is held fixed; the evaluation pairs are i.i.d. draws of
+        the population. Each interval covers, with probability about
+        ``confidence_level`` over the evaluation draw, the *population* value
+        of its number for this fitted cascade: the probability that some stage
+        answers (coverage); the probability of a wrong answer given an answer
+        (risk); the mean cost of a sample; the probability that stage ``k``
+        answers (share), of a wrong answer given that stage ``k`` answers
+        (its risk), that stage ``k`` answers given that the sample reaches it
+        (its coverage); and the same for stage ``k`` seeing every sample. The
+        intervals are marginal (each at its level, not simultaneous), and
+        they say nothing about other fits of the cascade (the variation of the
+        thresholds over calibration draws is not in them: the guarantee of
+        ``confidence_level`` in :meth:`fit` covers that). Measured in
+        simulation at 95 % and 200 samples (``benchmarks/bench_coverage.py``
+        and the user guide): each covers within two Monte-Carlo standard
+        errors of 95 %. A number whose denominator is empty on the data (a
+        stage that answers nothing) is ``nan``; one with few wrong answers
+        (fewer than five) has too narrow an interval, as for
+        :func:`~sklearn_selective.metrics.bootstrap_metric`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.naive_bayes import GaussianNB
+        >>> from sklearn_selective import SelectiveCascade
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> cascade = SelectiveCascade(
+        ...     [("cheap", GaussianNB()),
+        ...      ("strong", LogisticRegression(max_iter=5000))],
+        ...     target_coverage=0.9, stage_costs=[1, 10], random_state=0,
+        ... ).fit(X[:300], y[:300])
+        >>> report = cascade.report(X[300:], y[300:], random_state=0)
+        >>> low, high = report.coverage.confidence_interval
+        >>> bool(low <= report.coverage.statistic <= high)
+        True
+        >>> report.to_frame().loc["cheap"].index.tolist()
+        ['share', 'risk', 'coverage', 'alone_coverage', 'alone_risk']
+        """
+        check_is_fitted(self, "thresholds_")
+        return cascade_report(
+            self,
+            X,
+            y,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method=method,
+            random_state=random_state,
+        )
+
     def score(self, X, y, sample_weight=None):
         """Accuracy of the cascade's answers (selective accuracy).
 
@@ -586,23 +666,3 @@ class SelectiveCascade(
         if answered.sum() <= 0:
             return 0.0
         return float(answered @ (decision.y_pred == y) / answered.sum())
-
-
-def _paths_table(path_fits, n_stages):
-    """The ``paths_`` table: one row per path, nan where it offers nothing."""
-    nothing = np.full(n_stages, np.nan)
-    rows = [
-        fit
-        if fit is not None
-        else (nothing, np.nan, np.nan, np.nan, np.nan, np.full(n_stages + 1, np.nan))
-        for fit in path_fits
-    ]
-    thresholds, coverage, risk, bound, cost, share = zip(*rows, strict=True)
-    return Bunch(
-        thresholds=np.vstack(thresholds),
-        stage_share=np.vstack(share),
-        coverage=np.array(coverage, dtype=np.float64),
-        risk=np.array(risk, dtype=np.float64),
-        risk_bound=np.array([np.nan if b is None else b for b in bound]),
-        expected_cost=np.array(cost, dtype=np.float64),
-    )
