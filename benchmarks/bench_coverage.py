@@ -461,7 +461,7 @@ def fixed_cascade():
     return cascade
 
 
-def cascade_report_hits(repeats, n, n_resamples, seed=0):
+def cascade_report_hits(repeats, n, n_resamples, seed=0, method="auto"):
     """``(keys, hits)``: whether each number's interval covers its population
     value, one row per repetition."""
     from bench_cascade import draw, report_truth
@@ -476,7 +476,7 @@ def cascade_report_hits(repeats, n, n_resamples, seed=0):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             frame = cascade.report(
-                X, y, n_resamples=n_resamples, random_state=seed + r
+                X, y, n_resamples=n_resamples, method=method, random_state=seed + r
             ).to_frame()
         low, high = frame.loc[keys, "low"], frame.loc[keys, "high"]
         values = np.array([truth[key] for key in keys])
@@ -484,14 +484,17 @@ def cascade_report_hits(repeats, n, n_resamples, seed=0):
     return keys, hits
 
 
-def bench_cascade_report(repeats, n_resamples, n=200):
+def bench_cascade_report(repeats, n_resamples, n=200, methods=("auto", "percentile")):
     print(
         f"\nSelectiveCascade.report: 95 % interval coverage at {n} samples "
-        f"({repeats} draws, default method)"
+        f"({repeats} draws; auto: the double bootstrap at this size)"
     )
-    keys, hits = cascade_report_hits(repeats, n, n_resamples)
-    for key, column in zip(keys, hits.T, strict=True):
-        print(f"{key[0]:>8} {key[1]:>15}: {_rate(column)}")
+    found = {m: cascade_report_hits(repeats, n, n_resamples, method=m) for m in methods}
+    keys = found[methods[0]][0]
+    print(f"{'':>24}" + "".join(f"{m:>16}" for m in methods))
+    for j, key in enumerate(keys):
+        cells = "".join(f"{_rate(found[m][1][:, j]):>16}" for m in methods)
+        print(f"{key[0]:>8} {key[1]:>15}{cells}")
 
 
 def main():

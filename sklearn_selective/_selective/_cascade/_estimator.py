@@ -13,11 +13,9 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from ..._utils._sklearn import (
     Interval,
     RealNotInt,
-    StrOptions,
     fit_context,
     num_samples,
     safe_indexing,
-    validate_params,
 )
 from ..._utils._validation import (
     _check_scaled_sample_weight,
@@ -26,14 +24,28 @@ from ..._utils._validation import (
 from ...confidence import predict_with_confidence
 from ...confidence._feature_space import held_out_inference
 from .._classes import class_index
+from .._policies import POLICY_CONSTRAINTS
 from .._reject_label import check_reject_label, labels_or_reject
-from ._cascade_report import cascade_report
+from ._cascade_report import CascadeReportMixin
 from ._certify import cascade_paths, paths_table, resolve_policy
 from ._stages import PERSON, CascadeStagesMixin, check_stage_costs
 
+# The threshold policies' parameters a cascade takes (its objective's
+# coverage_tolerance is its own).
+CASCADE_POLICY_PARAMETERS = (
+    "target_coverage",
+    "target_risk",
+    "confidence_level",
+    "max_abstention_rate",
+)
+
 
 class SelectiveCascade(
-    CascadeStagesMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+    CascadeReportMixin,
+    CascadeStagesMixin,
+    MetaEstimatorMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Cascade of classifiers that answers by the first confident stage and
     sends the rest to a person.
@@ -245,10 +257,8 @@ class SelectiveCascade(
     _parameter_constraints: dict = {
         "estimators": [list],
         "csf": [str, callable, list],
-        "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
-        "target_risk": [Interval(Real, 0, 1, closed="left"), None],
-        "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
-        "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
+        # The policies' parameters, constrained as SelectiveClassifier's.
+        **{name: POLICY_CONSTRAINTS[name] for name in CASCADE_POLICY_PARAMETERS},
         "stage_costs": ["array-like", None],
         "coverage_tolerance": [Interval(Real, 0, 1, closed="left")],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
@@ -518,120 +528,6 @@ class SelectiveCascade(
             compare a sample's confidence with its stage's threshold.
         """
         return self._decide(X)[1]
-
-    @validate_params(
-        {
-            "X": ["array-like", "sparse matrix"],
-            "y": ["array-like"],
-            "n_resamples": [Interval(Integral, 1, None, closed="left")],
-            "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-            "method": [StrOptions({"auto", "double", "percentile", "basic", "BCa"})],
-            "random_state": ["random_state", np.random.Generator],
-        },
-        prefer_skip_nested_validation=True,
-    )
-    def report(
-        self,
-        X,
-        y,
-        *,
-        n_resamples=1000,
-        confidence_level=0.95,
-        method="auto",
-        random_state=None,
-    ):
-        """Coverage, risk and cost of the cascade and of each stage on
-        labelled evaluation data, with bootstrap confidence intervals.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Evaluation samples, not the data the thresholds were fitted on
-            (those numbers are optimistic: the thresholds were chosen on them).
-
-        y : array-like of shape (n_samples,)
-            Their true labels.
-
-        n_resamples : int, default=1000
-            Number of bootstrap resamples.
-
-        confidence_level : float in (0, 1), default=0.95
-            Level of every two-sided interval.
-
-        method : {"auto", "double", "percentile", "basic", "BCa"}, default="auto"
-            Interval method, as in
-            :func:`~sklearn_selective.metrics.bootstrap_metric`; ``"auto"`` is
-            the double bootstrap up to 500 samples and the percentile interval
-            above.
-
-        random_state : int, RandomState instance, Generator or None, default=None
-            Source of the resamples (an int seeds the report's own stream).
-
-        Returns
-        -------
-        report : :class:`CascadeReport`
-            ``coverage``, ``risk`` (selective risk) and ``expected_cost`` of
-            the cascade; per stage ``stage_share`` (share of all samples it
-            answers; the person's last), ``stage_risk`` (error rate among the
-            samples it answers), ``stage_coverage`` (share it answers of the
-            samples that reach it), and ``alone_coverage`` and ``alone_risk``
-            (the stage alone at its threshold, every sample to it). Each is a
-            :class:`~sklearn_selective.metrics.BootstrapResult`;
-            ``to_frame()``, ``to_dict()``, ``to_json()`` and ``plot()``
-            (coverage against expected cost) present them.
-
-        Notes
-        -----
-        **What each interval covers.** The fitted cascade (models and
-        thresholds) is held fixed; the evaluation pairs are i.i.d. draws of
-        the population. Each interval covers, with probability about
-        ``confidence_level`` over the evaluation draw, the *population* value
-        of its number for this fitted cascade: the probability that some stage
-        answers (coverage); the probability of a wrong answer given an answer
-        (risk); the mean cost of a sample; the probability that stage ``k``
-        answers (share), of a wrong answer given that stage ``k`` answers
-        (its risk), that stage ``k`` answers given that the sample reaches it
-        (its coverage); and the same for stage ``k`` seeing every sample. The
-        intervals are marginal (each at its level, not simultaneous), and
-        they say nothing about other fits of the cascade (the variation of the
-        thresholds over calibration draws is not in them: the guarantee of
-        ``confidence_level`` in :meth:`fit` covers that). Measured in
-        simulation at 95 % and 200 samples (``benchmarks/bench_coverage.py``
-        and the user guide): each covers within two Monte-Carlo standard
-        errors of 95 %. A number whose denominator is empty on the data (a
-        stage that answers nothing) is ``nan``; one with few wrong answers
-        (fewer than five) has too narrow an interval, as for
-        :func:`~sklearn_selective.metrics.bootstrap_metric`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from sklearn.naive_bayes import GaussianNB
-        >>> from sklearn_selective import SelectiveCascade
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> cascade = SelectiveCascade(
-        ...     [("cheap", GaussianNB()),
-        ...      ("strong", LogisticRegression(max_iter=5000))],
-        ...     target_coverage=0.9, stage_costs=[1, 10], random_state=0,
-        ... ).fit(X[:300], y[:300])
-        >>> report = cascade.report(X[300:], y[300:], random_state=0)
-        >>> low, high = report.coverage.confidence_interval
-        >>> bool(low <= report.coverage.statistic <= high)
-        True
-        >>> report.to_frame().loc["cheap"].index.tolist()
-        ['share', 'risk', 'coverage', 'alone_coverage', 'alone_risk']
-        """
-        check_is_fitted(self, "thresholds_")
-        return cascade_report(
-            self,
-            X,
-            y,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            method=method,
-            random_state=random_state,
-        )
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of the cascade's answers (selective accuracy).
