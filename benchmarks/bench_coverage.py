@@ -21,6 +21,9 @@ guide page "What each interval covers" quotes these numbers.
   ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
   accuracy, how often the ``expected_*`` intervals cover the population
   accuracy, and the rate of false alerts per chunk.
+- ``cascade_report``: ``SelectiveCascade.report`` of a fixed fitted cascade
+  (two stages of known risk at every threshold): how often each number's
+  default interval covers its population value, at 200 evaluation samples.
 - ``per_class``: ``PerformanceMonitor``'s per-class selective precision and
   recall and the mean cost of a cost-sensitive ``SelectiveClassifier``: how
   often their intervals cover the chunk's realised values, without shift and
@@ -34,6 +37,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
@@ -433,6 +437,66 @@ def bench_class_estimates(repeats, n_resamples, n_settings=None):
               + "  ".join(f"{_mean_se(v):>14}" for v in rates.values()))  # fmt: skip
 
 
+# ----------------------------------------------------------------------------
+# A cascade's report
+# ----------------------------------------------------------------------------
+# Two stages whose confidences are uniform and independent, wrong with
+# probability scale * (1 - s)**2; thresholds where every stage answers and
+# errs often enough for an interval (about 120 and 84 answers, 14 and 12
+# errors, of 200 samples).
+CASCADE_SCALES, CASCADE_COSTS = (1.0, 0.9), (1.0, 5.0)
+CASCADE_THRESHOLDS = np.array([0.7, 0.65])  # MSP; s >= 0.4 and s >= 0.3
+
+
+def fixed_cascade():
+    """A fitted two-stage cascade with ``CASCADE_THRESHOLDS`` (a fixed
+    deployed cascade; the report does not refit it)."""
+    from bench_cascade import _stages, draw
+
+    from sklearn_selective import SelectiveCascade
+
+    X, y = draw(np.random.default_rng(0), 2000, CASCADE_SCALES)
+    cascade = SelectiveCascade(_stages(), stage_costs=CASCADE_COSTS).fit(X, y)
+    cascade.thresholds_ = CASCADE_THRESHOLDS.copy()
+    return cascade
+
+
+def cascade_report_hits(repeats, n, n_resamples, seed=0, method="auto"):
+    """``(keys, hits)``: whether each number's interval covers its population
+    value, one row per repetition."""
+    from bench_cascade import draw, report_truth
+
+    cascade = fixed_cascade()
+    truth = report_truth(CASCADE_THRESHOLDS, CASCADE_SCALES, CASCADE_COSTS)
+    keys = list(truth)
+    rng = np.random.default_rng(seed)
+    hits = np.zeros((repeats, len(keys)), dtype=bool)
+    for r in range(repeats):
+        X, y = draw(rng, n, CASCADE_SCALES)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            frame = cascade.report(
+                X, y, n_resamples=n_resamples, method=method, random_state=seed + r
+            ).to_frame()
+        low, high = frame.loc[keys, "low"], frame.loc[keys, "high"]
+        values = np.array([truth[key] for key in keys])
+        hits[r] = (low.to_numpy() <= values) & (values <= high.to_numpy())
+    return keys, hits
+
+
+def bench_cascade_report(repeats, n_resamples, n=200, methods=("auto", "percentile")):
+    print(
+        f"\nSelectiveCascade.report: 95 % interval coverage at {n} samples "
+        f"({repeats} draws; auto: the double bootstrap at this size)"
+    )
+    found = {m: cascade_report_hits(repeats, n, n_resamples, method=m) for m in methods}
+    keys = found[methods[0]][0]
+    print(f"{'':>24}" + "".join(f"{m:>16}" for m in methods))
+    for j, key in enumerate(keys):
+        cells = "".join(f"{_rate(found[m][1][:, j]):>16}" for m in methods)
+        print(f"{key[0]:>8} {key[1]:>15}{cells}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=500)
@@ -477,6 +541,7 @@ def main():
             "groups",
             "monitor",
             "per_class",
+            "cascade_report",
         ],
         default=None,
     )
@@ -501,6 +566,8 @@ def main():
         bench_class_estimates(
             options.class_repeats, min(options.n_resamples, 200), options.class_settings
         )
+    if options.only in (None, "cascade_report"):
+        bench_cascade_report(options.repeats, options.bootstrap_resamples)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

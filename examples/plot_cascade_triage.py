@@ -188,6 +188,25 @@ fig.tight_layout()
 plt.show()
 
 # %%
+# The report: the cascade on the test half, with intervals
+# --------------------------------------------------------
+# ``report`` measures the fitted cascade on labelled data it was not fitted
+# on: coverage, selective risk and expected cost, and per stage the share it
+# answers, the error rate of its answers, the share it answers of the cases
+# that reach it, and the stage alone at its threshold; each with a 95 %
+# bootstrap interval of the population value for this fitted cascade.
+report = cascade.report(X_test, y_test, random_state=0)
+print(report)
+
+# %%
+# ``report.plot`` draws coverage against expected cost for the cascade and for
+# each stage alone, with the intervals as error bars.
+fig, ax = plt.subplots(figsize=(6, 4))
+report.plot(ax=ax, name="cascade (test half)")
+fig.tight_layout()
+plt.show()
+
+# %%
 # At the same guarantee the cascade answers about as many cases as the strong
 # model alone while the strong model sees only part of them: the cheap model
 # settles the easy digits. The more coverage one gives up, the cheaper the

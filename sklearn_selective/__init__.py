@@ -5,6 +5,7 @@ estimates of how they perform after a distribution shift.
 """
 
 from . import confidence, datasets, exceptions, metrics
+from ._selective._cascade._cascade_report import CascadeReport
 from ._selective._cascade._estimator import SelectiveCascade
 from ._selective._classifier import SelectiveClassifier
 from ._shift._accuracy_estimates import (
@@ -23,6 +24,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ATCEstimator",
     "AverageConfidenceEstimator",
+    "CascadeReport",
     "DoCEstimator",
     "MonitoringResult",
     "PerformanceMonitor",

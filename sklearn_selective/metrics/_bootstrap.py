@@ -8,6 +8,7 @@ draws and the intervals from ``_utils``; paired comparisons live in
 import copy
 from functools import partial
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import DegenerateDataWarning
@@ -392,7 +393,11 @@ def _result(
         interval_at(confidence_level),
         standard_error,
         distribution,
-        metric=getattr(metric, "__name__", type(metric).__name__),
+        metric=(
+            metric
+            if isinstance(metric, str)
+            else getattr(metric, "__name__", type(metric).__name__)
+        ),
         confidence_level=float(confidence_level),
         method=method,
     )
@@ -459,13 +464,22 @@ def _bca(defined, statistic, values, n_samples, outer):
     return None
 
 
-def _double(defined, statistic, values, n_samples, outer):
-    """Levels calibrated by the double bootstrap, or None when no inner value is
-    defined."""
-    blocks, rng = outer
+def _outer_shares(values, statistic, blocks, rng):
+    """``(below, below_or_equal)`` of :func:`calibration_shares` over all the
+    outer ``blocks``."""
     shares = [calibration_shares(values, statistic, block, rng) for block in blocks]
     below = np.concatenate([below for below, _ in shares])
-    below_or_equal = np.concatenate([at_most for _, at_most in shares])
+    return below, np.concatenate([at_most for _, at_most in shares])
+
+
+def _double(defined, statistic, values, n_samples, outer):
+    """Levels calibrated by the double bootstrap, or None when no inner value is
+    defined. ``outer``: the outer blocks and the generator of the inner
+    resamples, or the shares already computed (``_bootstrap_statistics``)."""
+    if isinstance(outer, _Shares):
+        below, below_or_equal = outer
+    else:
+        below, below_or_equal = _outer_shares(values, statistic, *outer)
     if np.isnan(below).all():
         return None
     return partial(calibrated_levels, below, below_or_equal)
@@ -486,6 +500,13 @@ def _warn_percentile_instead(method):
 
 
 _METHOD_NAMES = {"bca": "BCa", "double": "double-bootstrap"}
+
+
+class _Shares(NamedTuple):
+    """The double bootstrap's shares of one statistic, computed beforehand."""
+
+    below: np.ndarray
+    below_or_equal: np.ndarray
 
 
 class _SharedResamples:

@@ -30,6 +30,8 @@ SHARED_PRIVATE = {
     "sklearn_selective.metrics._core._threshold_point",
     # One set of bootstrap resamples shared by the metrics of a prediction file.
     "sklearn_selective.metrics._bootstrap",
+    # Several statistics bootstrapped on the same resamples (a cascade's report).
+    "sklearn_selective.metrics._bootstrap_statistics",
     # The one registry of metrics (function, direction, needs), read by the
     # command line's table of metric names.
     "sklearn_selective.metrics._metric_registry",

@@ -47,6 +47,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils import Bunch
 
 from ..._utils._warnings import warn
 from ...exceptions import GuaranteeNotMetWarning, TooFewSamplesError
@@ -328,3 +329,55 @@ class GuaranteePolicy:
             )
             return _abstain(paths, risk_bound=math.nan), candidates
         return best, candidates
+
+
+def resolve_policy(cascade):
+    """The policy object of a :class:`SelectiveCascade`'s parameters, and its
+    name (resolved once)."""
+    if cascade.target_coverage is not None and cascade.target_risk is not None:
+        raise ValueError(
+            "Set at most one of target_coverage and target_risk; got both."
+        )
+    if cascade.confidence_level is not None:
+        if cascade.target_risk is None:
+            raise ValueError(
+                "confidence_level is the level of a risk guarantee: set "
+                "target_risk too (e.g. target_risk=0.05)."
+            )
+        policy = GuaranteePolicy(
+            cascade.target_risk,
+            cascade.confidence_level,
+            cascade.max_abstention_rate,
+            cascade.coverage_tolerance,
+        )
+        return policy, "guaranteed_risk"
+    if cascade.max_abstention_rate is not None:
+        raise ValueError(
+            "max_abstention_rate is certified with the risk guarantee: set "
+            "target_risk and confidence_level too."
+        )
+    if cascade.target_risk is not None:
+        policy = RiskPolicy(cascade.target_risk, cascade.coverage_tolerance)
+        return policy, "target_risk"
+    coverage = 0.9 if cascade.target_coverage is None else cascade.target_coverage
+    return CoveragePolicy(coverage), "target_coverage"
+
+
+def paths_table(path_fits, n_stages):
+    """The ``paths_`` table: one row per path, nan where it offers nothing."""
+    nothing = np.full(n_stages, np.nan)
+    rows = [
+        fit
+        if fit is not None
+        else (nothing, np.nan, np.nan, np.nan, np.nan, np.full(n_stages + 1, np.nan))
+        for fit in path_fits
+    ]
+    thresholds, coverage, risk, bound, cost, share = zip(*rows, strict=True)
+    return Bunch(
+        thresholds=np.vstack(thresholds),
+        stage_share=np.vstack(share),
+        coverage=np.array(coverage, dtype=np.float64),
+        risk=np.array(risk, dtype=np.float64),
+        risk_bound=np.array([np.nan if b is None else b for b in bound]),
+        expected_cost=np.array(cost, dtype=np.float64),
+    )

@@ -24,18 +24,28 @@ from ..._utils._validation import (
 from ...confidence import predict_with_confidence
 from ...confidence._feature_space import held_out_inference
 from .._classes import class_index
+from .._policies import POLICY_CONSTRAINTS
 from .._reject_label import check_reject_label, labels_or_reject
-from ._certify import (
-    CoveragePolicy,
-    GuaranteePolicy,
-    RiskPolicy,
-    cascade_paths,
-)
+from ._cascade_report import CascadeReportMixin
+from ._certify import cascade_paths, paths_table, resolve_policy
 from ._stages import PERSON, CascadeStagesMixin, check_stage_costs
+
+# The threshold policies' parameters a cascade takes (its objective's
+# coverage_tolerance is its own).
+CASCADE_POLICY_PARAMETERS = (
+    "target_coverage",
+    "target_risk",
+    "confidence_level",
+    "max_abstention_rate",
+)
 
 
 class SelectiveCascade(
-    CascadeStagesMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+    CascadeReportMixin,
+    CascadeStagesMixin,
+    MetaEstimatorMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Cascade of classifiers that answers by the first confident stage and
     sends the rest to a person.
@@ -247,10 +257,8 @@ class SelectiveCascade(
     _parameter_constraints: dict = {
         "estimators": [list],
         "csf": [str, callable, list],
-        "target_coverage": [Interval(Real, 0, 1, closed="right"), None],
-        "target_risk": [Interval(Real, 0, 1, closed="left"), None],
-        "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
-        "max_abstention_rate": [Interval(Real, 0, 1, closed="neither"), None],
+        # The policies' parameters, constrained as SelectiveClassifier's.
+        **{name: POLICY_CONSTRAINTS[name] for name in CASCADE_POLICY_PARAMETERS},
         "stage_costs": ["array-like", None],
         "coverage_tolerance": [Interval(Real, 0, 1, closed="left")],
         "cv": ["cv_object", Interval(RealNotInt, 0.0, 1.0, closed="neither")],
@@ -292,38 +300,6 @@ class SelectiveCascade(
         self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------------------
-    # Parameters
-    # ----------------------------------------------------------------------------
-    def _policy(self):
-        """The policy object and its name (resolved once)."""
-        if self.target_coverage is not None and self.target_risk is not None:
-            raise ValueError(
-                "Set at most one of target_coverage and target_risk; got both."
-            )
-        if self.confidence_level is not None:
-            if self.target_risk is None:
-                raise ValueError(
-                    "confidence_level is the level of a risk guarantee: set "
-                    "target_risk too (e.g. target_risk=0.05)."
-                )
-            policy = GuaranteePolicy(
-                self.target_risk,
-                self.confidence_level,
-                self.max_abstention_rate,
-                self.coverage_tolerance,
-            )
-            return policy, "guaranteed_risk"
-        if self.max_abstention_rate is not None:
-            raise ValueError(
-                "max_abstention_rate is certified with the risk guarantee: set "
-                "target_risk and confidence_level too."
-            )
-        if self.target_risk is not None:
-            return RiskPolicy(self.target_risk, self.coverage_tolerance), "target_risk"
-        coverage = 0.9 if self.target_coverage is None else self.target_coverage
-        return CoveragePolicy(coverage), "target_coverage"
-
-    # ----------------------------------------------------------------------------
     # Fit
     # ----------------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=False)  # stages not validated
@@ -358,7 +334,7 @@ class SelectiveCascade(
         names, estimators = self._stages()
         csfs = self._csfs(len(estimators))
         costs = check_stage_costs(self.stage_costs, len(estimators))
-        policy, self.policy_ = self._policy()
+        policy, self.policy_ = resolve_policy(self)
         weights = None
         if sample_weight is not None:
             if self.policy_ == "guaranteed_risk":
@@ -404,7 +380,7 @@ class SelectiveCascade(
             np.column_stack(confidences), losses, sample_weights, costs
         )
         chosen, path_fits = policy.select(paths)
-        self.paths_ = _paths_table(path_fits, len(estimators))
+        self.paths_ = paths_table(path_fits, len(estimators))
         self.thresholds_ = chosen.thresholds
         self.coverage_, self.risk_ = chosen.coverage, chosen.risk
         self.risk_bound_ = chosen.risk_bound
@@ -586,23 +562,3 @@ class SelectiveCascade(
         if answered.sum() <= 0:
             return 0.0
         return float(answered @ (decision.y_pred == y) / answered.sum())
-
-
-def _paths_table(path_fits, n_stages):
-    """The ``paths_`` table: one row per path, nan where it offers nothing."""
-    nothing = np.full(n_stages, np.nan)
-    rows = [
-        fit
-        if fit is not None
-        else (nothing, np.nan, np.nan, np.nan, np.nan, np.full(n_stages + 1, np.nan))
-        for fit in path_fits
-    ]
-    thresholds, coverage, risk, bound, cost, share = zip(*rows, strict=True)
-    return Bunch(
-        thresholds=np.vstack(thresholds),
-        stage_share=np.vstack(share),
-        coverage=np.array(coverage, dtype=np.float64),
-        risk=np.array(risk, dtype=np.float64),
-        risk_bound=np.array([np.nan if b is None else b for b in bound]),
-        expected_cost=np.array(cost, dtype=np.float64),
-    )

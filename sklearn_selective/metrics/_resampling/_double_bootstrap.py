@@ -47,15 +47,20 @@ def calibration_shares(values, statistic, outer_counts, rng, n_inner=N_INNER):
     """``(below, below_or_equal)``: for every outer resample (a row of
     ``outer_counts``), the share of its inner resamples' defined values below,
     and at most, ``statistic``; NaN where no inner value is defined. The inner
-    resamples are drawn row after row; several rows are evaluated at once."""
+    resamples are drawn row after row; several rows are evaluated at once.
+
+    ``statistic`` may be an array of shape ``(m,)`` of several statistics that
+    ``values`` evaluates at once (shape ``(n_resamples, m)``): the shares then
+    have shape ``(n_outer, m)``, from the same inner resamples."""
     n_outer, n_samples = outer_counts.shape
+    shape = np.shape(statistic)
     rows = max(1, _BLOCK_COUNTS // (n_inner * n_samples))
-    below = np.empty(n_outer)
-    below_or_equal = np.empty(n_outer)
+    below = np.empty((n_outer, *shape))
+    below_or_equal = np.empty((n_outer, *shape))
     for start in range(0, n_outer, rows):
         block = outer_counts[start : start + rows]
         inner = np.concatenate([_inner_counts(rng, c, n_inner) for c in block])
-        found = values([inner]).reshape(block.shape[0], n_inner)
+        found = values([inner]).reshape(block.shape[0], n_inner, *shape)
         defined = ~np.isnan(found)
         size = defined.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):  # none defined: nan
