@@ -56,8 +56,7 @@ def _read_predictions(options):
 def _note_rescaled(n_rescaled):
     if n_rescaled:
         print(
-            f"note: --renormalize divided {n_rescaled} probability rows by "
-            "their sums",
+            f"note: --renormalize divided {n_rescaled} probability rows by their sums",
             file=sys.stderr,
         )
 

@@ -150,32 +150,94 @@ def union(tables):
     return table.reduce(np.flatnonzero(is_start), ties_only=shares_values)
 
 
+def _ordered_keys(values):
+    """``values`` (float64) as unsigned integers in the same order: the IEEE
+    bits, with the sign bit flipped for positive numbers and every bit for
+    negative ones."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    negative = (bits >> np.uint64(63)) == 1
+    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
+
+
+def _cell_starts(keys, shift):
+    """Where a new cell of ``2**shift`` keys starts (``keys`` sorted; ``shift``
+    a number or one per key)."""
+    is_start = np.empty(keys.shape[0], dtype=bool)
+    is_start[0] = True
+    if np.ndim(shift) == 0 and shift >= 64:  # one cell holds every key
+        is_start[1:] = False
+        return is_start
+    cells = keys >> np.asarray(shift, dtype=np.uint64)
+    np.not_equal(cells[1:], cells[:-1], out=is_start[1:])
+    return is_start
+
+
+def _least_shift(keys, max_groups):
+    """The least shift whose cells number at most ``max_groups``."""
+    lowest, highest = 0, 64
+    while lowest < highest:
+        shift = (lowest + highest) // 2
+        if np.count_nonzero(_cell_starts(keys, shift)) <= max_groups:
+            highest = shift
+        else:
+            lowest = shift + 1
+    return lowest
+
+
+def _binade_shifts(keys, weight, max_groups):
+    """One shift per binade (the float64s of one sign and exponent, a cell of
+    ``2**52`` keys), the least that keeps the binade's cells within its share
+    of the budget: ``max(1, (max_groups - B) * its weight share)``, ``B`` the
+    binades present. All binades are searched at once."""
+    binade = (keys >> np.uint64(52)).astype(np.intp)
+    present, index = np.unique(binade, return_inverse=True)
+    share = np.bincount(index, weights=weight)
+    total = share.sum()
+    share = share / total if total > 0 else np.full(share.shape, 1 / share.size)
+    budget = np.maximum(1, np.floor((max_groups - present.shape[0]) * share))
+    lowest = np.zeros(present.shape[0], dtype=np.int64)
+    highest = np.full(present.shape[0], 52, dtype=np.int64)
+    while np.any(lowest < highest):
+        shift = (lowest + highest) // 2
+        starts = _cell_starts(keys, shift[index])
+        starts[1:] |= index[1:] != index[:-1]
+        fits = np.bincount(index[starts], minlength=present.shape[0]) <= budget
+        highest = np.where(fits, shift, highest)
+        lowest = np.where(fits, lowest, np.minimum(shift + 1, highest))
+    return lowest[index], index
+
+
 def compact(table, max_groups):
     """``table`` with neighbouring groups merged down to at most ``max_groups``.
 
-    Each group is placed by the share ``x`` of the weight more confident than its
-    middle on the scale ``u(x) = x / 2 + ln(1 + K x) / (2 ln(1 + K))``
-    (``K = max_groups``), cut into ``K`` equal cells; the groups of a cell merge.
-    ``u`` is increasing, so a cell holds neighbours only, and ``x < 1`` puts every
-    group in one of the ``K`` cells. Half of the scale is uniform in weight: a
-    merged group of weight share ``v`` widens the bound of AUGRC by at most
-    ``v**2 / 4`` (see ``arrangement``), and the cells keep ``v`` near ``1/K``.
-    The other half is logarithmic: the harmonic AURC weighs a sample at tail
-    share ``x`` by about ``ln(1/x)``, whose slope ``1/x`` calls for cells of
-    width proportional to ``x`` near the most confident end.
+    The groups merge by *cells fixed in advance*, not by the data: dyadic
+    cells of the float64 values in the order of their bits (``2**s``
+    consecutive values; a binade, the values of one sign and exponent, is a
+    cell of ``2**52``). Every merged group lies in one such cell, and any two
+    such cells are nested or disjoint, so two accumulators compacted apart
+    hold groups that overlap only inside a common cell: merging them
+    (:func:`union` joins overlapping ranges) joins groups of that cell only,
+    and a tree of merges (Dask) keeps the bounds of merging one by one. Cells
+    cut from each state's own weights overlapped from state to state, and a
+    tree of merges joined chains of them until one group was left (AURC
+    bounds 0.45 wide after 64 states of 5,000 rows at 2**10 groups).
+
+    The budget is shared among the binades by weight (each at least one
+    cell; the width of a cell in a binade is the least that fits its share),
+    so the cells follow the data's weight across orders of magnitude; with
+    more binades than half the budget, one width serves them all.
     """
     if table.n_groups <= max_groups:
         return table
-    upto = np.cumsum(table.weight)
-    total = upto[-1]
-    tail = (total - upto + 0.5 * table.weight) / total
-    budget = float(max_groups)
-    scale = 0.5 * tail + 0.5 * np.log1p(budget * tail) / np.log1p(budget)
-    cell = np.minimum(np.floor(scale * budget), budget - 1.0)
-    is_start = np.empty(table.n_groups, dtype=bool)
-    is_start[0] = True
-    np.not_equal(cell[1:], cell[:-1], out=is_start[1:])
-    return table.reduce(np.flatnonzero(is_start))
+    keys = _ordered_keys(table.low)
+    n_binades = np.unique(keys >> np.uint64(52)).shape[0]
+    if 2 * n_binades > max_groups:
+        starts = _cell_starts(keys, _least_shift(keys, max_groups))
+    else:
+        shift, binade = _binade_shifts(keys, table.weight, max_groups)
+        starts = _cell_starts(keys, shift)
+        starts[1:] |= binade[1:] != binade[:-1]
+    return table.reduce(np.flatnonzero(starts))
 
 
 def arrangement(table, losses_on_top):
