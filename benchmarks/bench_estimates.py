@@ -80,15 +80,17 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._shift import _methods
 from sklearn_selective._shift._importance_weights import ImportanceWeightedCBPE
 from sklearn_selective._shift._methods import METHODS
 from sklearn_selective._shift._reliability import estimate_reliable
 
-MONITOR_METHODS = ("auto", *METHODS)
-NEW = "importance_weighted"
-# The new columns: the default (doubly robust, shrunk) and PAPE's weighted
+MONITOR_METHODS = ("auto", "auto (iw)", *METHODS)
+# The new method, PerformanceMonitor(method="importance_weighted") (doubly
+# robust, shrunk), and beside it ImportanceWeightedCBPE with PAPE's weighted
 # calibration as published.
-NEW_ESTIMATORS = {NEW: "doubly_robust", "pape_weighted": "weighted_calibration"}
+NEW = "importance_weighted"
+NEW_ESTIMATORS = {"pape_weighted": "weighted_calibration"}
 COVARIATE, LABEL, NOISE, NONE = "covariate", "label", "noise", "none"
 
 
@@ -197,13 +199,37 @@ DATA_SETS = {
 # ----------------------------------------------------------------------------
 # Errors
 # ----------------------------------------------------------------------------
+# "auto" as it would be with importance_weighted for the chunks whose inputs
+# moved without a label shift (the candidate of issue 37's item 4).
+AUTO_IW = "auto (iw)"
+
+
+class _AutoCovariate:
+    """Within: ``"auto"`` takes ``name`` where the inputs moved otherwise than
+    by a label shift (the module constant patched, for this comparison)."""
+
+    def __init__(self, name):
+        self.name, self.saved = name, None
+
+    def __enter__(self):
+        self.saved, _methods.AUTO_COVARIATE = _methods.AUTO_COVARIATE, self.name
+
+    def __exit__(self, *exc):
+        _methods.AUTO_COVARIATE = self.saved
+
+
+def _covariate_choice(method):
+    return _AutoCovariate(NEW if method == AUTO_IW else _methods.AUTO_COVARIATE)
+
+
 def _monitor(clf, method, seed):
+    auto = method in ("auto", AUTO_IW)
     return PerformanceMonitor(
         clf,
-        method=method,
+        method="auto" if auto else method,
         n_resamples=0,
-        novelty_detector="auto" if method == "auto" else None,
-        drift_estimator="auto" if method == "auto" else None,
+        novelty_detector="auto" if auto else None,
+        drift_estimator="auto" if auto else None,
         random_state=seed,
     )
 
@@ -239,9 +265,10 @@ def run_errors(repeats, data_sets):
             model, X_ref, y_ref, settings = DATA_SETS[name](seed)
             clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.8)
             clf.fit(X_ref, y_ref)
-            monitors = {
-                m: _monitor(clf, m, seed).fit(X_ref, y_ref) for m in MONITOR_METHODS
-            }
+            monitors = {}
+            for m in MONITOR_METHODS:
+                with _covariate_choice(m):
+                    monitors[m] = _monitor(clf, m, seed).fit(X_ref, y_ref)
             weighted = {
                 column: ImportanceWeightedCBPE(
                     n_resamples=0, estimator=estimator, random_state=seed
@@ -260,13 +287,16 @@ def run_errors(repeats, data_sets):
                 realised = np.array([correct.mean(), correct[accepted].mean()])
                 key = (name, setting, kind)
                 cell = errors.setdefault(key, {})
-                novel = np.nan
+                novel = clipped = np.nan
                 for method, monitor in monitors.items():
-                    result = monitor.estimate(X)
+                    with _covariate_choice(method):
+                        result = monitor.estimate(X)
                     estimate = [result.accuracy[0], result.selective_accuracy[0]]
                     cell.setdefault(method, []).append(estimate - realised)
                     if method == "auto":
                         novel = result.novel_share[0]
+                    if method == NEW:
+                        clipped = result.clipped_share[0]
                 for column, estimator in weighted.items():
                     chunk = estimator.estimate(
                         X, clf.predict_proba(X), _indices(clf, X), accepted
@@ -278,11 +308,7 @@ def run_errors(repeats, data_sets):
                         _nannyml(clf, X_ref, y_ref, X) - realised
                     )
                 flags.setdefault(key, []).append(
-                    (
-                        bool(estimate_reliable(novel, chunk.clipped_share)),
-                        novel,
-                        chunk.clipped_share,
-                    )
+                    (bool(estimate_reliable(novel, clipped)), novel, clipped)
                 )
     return errors, flags
 

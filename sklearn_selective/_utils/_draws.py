@@ -167,6 +167,8 @@ STREAMS = {
     "drift_split": 2,  # the drift signal's split of the reference inputs
     "signals": 3,  # the input signals' draws on one chunk (key: chunk)
     "class_estimates": 4,  # the per-class estimates' label draws (key: chunk)
+    "importance_weights": 5,  # the folds of the importance-weighted bases
+    "density_ratio": 6,  # the density ratio's folds on one chunk (key: chunk)
 }
 
 
