@@ -263,9 +263,10 @@ frame = result.to_frame()
 for phase in dict.fromkeys(phase_of_chunk):
     chunks = np.flatnonzero(phase_of_chunk == phase)
     last = chunks[-1]
+    unreliable = int((~result.estimate_reliable[chunks]).sum())
     print(
-        f"{phase:<16} unreliable chunks {int((~result.estimate_reliable[chunks]).sum())}"
-        f" of {chunks.size}; last chunk drifted: "
+        f"{phase:<16} unreliable chunks {unreliable} of {chunks.size}; last chunk "
+        "drifted: "
         f"{frame['drifted_features'][last][:70] or 'none'}"
     )
 

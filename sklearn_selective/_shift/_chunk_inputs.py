@@ -25,7 +25,10 @@ MAX_LISTED = 3
 def _layout(X):
     """``("frame", column names)`` of a DataFrame, ``("array", n_features)``
     of a dense 2-D array, None for what the per-feature tests cannot read
-    (sparse matrices, text, one column of objects)."""
+    (sparse matrices, text, one column of objects; Dask collections, which
+    would be computed whole)."""
+    if type(X).__module__.split(".")[0] == "dask":
+        return None
     if hasattr(X, "columns") and hasattr(X, "iloc"):
         return "frame", tuple(map(str, X.columns))
     if sp.issparse(X) or not hasattr(X, "shape") or len(X.shape) != 2:

@@ -139,8 +139,9 @@ ndarray of shape (n_chunks,)
     chunk_method : ndarray of shape (n_chunks,), dtype=object
         The method that estimated each chunk: ``method``, or with
         ``method="auto"`` ``"label_shift_em"`` where a label shift explains
-        the chunk's inputs and ``"calibrated_ac"`` elsewhere (empty string
-        for a chunk without estimate).
+        the move of the chunk's inputs, ``"importance_weighted"`` where they
+        moved otherwise, and ``"calibrated_ac"`` where they did not move
+        (empty string for a chunk without estimate).
 
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
