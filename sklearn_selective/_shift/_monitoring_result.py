@@ -221,7 +221,8 @@ shape (n_chunks, n_classes) or None
         chi-square per feature, p-values adjusted over the features by
         Holm's procedure, so that an unmoved feature is listed with
         probability at most 5 % per chunk); None where the inputs are not a
-        table of features (sparse, text). In :meth:`to_frame` the drifted
+        table of features (sparse, text). A chunk of more than 100 000
+        rows is tested on 100 000 evenly spaced ones. In :meth:`to_frame` the drifted
         features (adjusted p < 0.05), most drifted first, as text: name
         (test, statistic, adjusted p-value), at most three and a count of
         the rest; in :meth:`to_dict` a list of records with ``feature``,

@@ -135,3 +135,23 @@ def test_plot_marks_unreliable_chunks_and_names_drifted_features(digits_setting)
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == 1 and texts[0].startswith("x")
     plt.close(ax.figure)
+
+
+def test_a_large_chunk_is_tested_on_evenly_spaced_rows(monkeypatch):
+    from sklearn_selective._shift import _chunk_inputs
+
+    tested = []
+
+    def spy(reference, rows):
+        tested.append(rows)
+        return drifted_features(reference, rows)
+
+    monkeypatch.setattr(_chunk_inputs, "MAX_TESTED_ROWS", 100)
+    monkeypatch.setattr(_chunk_inputs, "drifted_features", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 2))
+    X[300:, 1] += 1.0
+    drift = ChunkInputs(X[:300]).drift(X, np.arange(300, 1000))
+    assert drift.drifted() == ["x1"]
+    np.testing.assert_array_equal(tested[0][[0, -1]], X[[300, 999]])
+    assert tested[0].shape == (100, 2)
