@@ -5,6 +5,7 @@ import numpy as np
 
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
 from .._utils._intervals import percentile_interval
+from ._importance_weights import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
@@ -29,6 +30,7 @@ class ChunkTable:
         self.fired = [() for _ in range(n_chunks)]  # the input signals that alerted
         self.chosen = np.full(n_chunks, "", dtype=object)
         self.priors = np.full((n_chunks, n_classes), np.nan)
+        self.drifts = [None] * n_chunks  # FeatureDrift of each chunk's inputs
 
     def alerted_by(self):
         """Per chunk, the tuple of signals that alerted: the estimates outside
@@ -86,12 +88,13 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     which): ``joint`` the estimate under paired resamples of the reference and
     the chunk (the expected value), ``refit`` under resamples of the
     reference with the chunk fixed (plus label noise: the realised value).
-    ``fit`` is ``(method, correctness, confidence_level)``: the chunk's method,
-    the monitor's fits of correctness on the score (all, accepted samples)
-    and the level.
+    ``fit`` is ``(method, correctness, confidence_level, failures)``: the
+    chunk's method, the monitor's fits of correctness on the score (all,
+    accepted samples), the level, and the reference's ``(failures,
+    samples)`` (all, accepted samples).
     """
     joint, refit = estimates
-    method, correctness, confidence_level = fit
+    method, correctness, confidence_level, failures = fit
     name = ESTIMATES[selective]
     values[name][c] = joint[0]
     expected = percentile_interval(joint[1:], confidence_level)
@@ -107,4 +110,38 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     low, high = realised_interval(
         joint[0], refit[1:], variance, score.shape[0], confidence_level
     )
+    reference = (*failures[selective], confidence_level)
+    chunk_values = (joint[0], score.shape[0])
+    low, high = _failure_floor(method, selective, (low, high), chunk_values, reference)
     values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
+
+
+def _failure_floor(method, selective, interval, chunk_values, reference):
+    """The realised-value interval widened by :func:`failure_floor_interval`
+    where the reference has fewer than ``FEW_FAILURES`` failures.
+
+    With no failure on the reference every proxy of a calibration is one and
+    the normal interval is zero wide; with a few, its normal approximation of
+    a count of failures is poor. The floor is the Beta-binomial predictive
+    interval of the chunk's failures under a Jeffreys prior, centred on the
+    estimate: ``(1 - estimate) n_ref`` failures among ``n_ref`` reference
+    samples (for ``"importance_weighted"``, Kish's effective size of the
+    weighted reference), so that it widens an interval only where the
+    reference's evidence is thinner than the interval claims.
+    """
+    low, high = interval
+    estimate, n_samples = chunk_values
+    failures, n_reference, confidence_level = reference
+    if failures >= FEW_FAILURES or not (np.isfinite(low) and np.isfinite(estimate)):
+        return low, high
+    sizes = getattr(method, "effective_sizes", None)
+    if sizes is not None:
+        n_reference = sizes()[selective]
+    return failure_floor_interval(
+        low,
+        high,
+        n_samples,
+        (1.0 - estimate) * n_reference,
+        n_reference,
+        confidence_level,
+    )

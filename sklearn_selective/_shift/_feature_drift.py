@@ -114,6 +114,23 @@ class FeatureDrift:
         extra = int((self.adjusted_p_value < alpha).sum()) - len(cells)
         return ", ".join(cells) + (f" and {extra} more" if extra > 0 else "")
 
+    def records(self, alpha=0.05):
+        """The drifted features (adjusted p-value below ``alpha``), most
+        drifted first, as dicts with ``feature``, ``test``, ``statistic``,
+        ``p_value`` and ``adjusted_p_value``."""
+        order = self.ranking()
+        return [
+            {
+                "feature": str(self.feature_names[i]),
+                "test": str(self.test[i]),
+                "statistic": float(self.statistic[i]),
+                "p_value": float(self.p_value[i]),
+                "adjusted_p_value": float(self.adjusted_p_value[i]),
+            }
+            for i in order
+            if self.adjusted_p_value[i] < alpha
+        ]
+
     def to_frame(self):
         """A pandas DataFrame, one row per feature, most drifted first."""
         import pandas as pd

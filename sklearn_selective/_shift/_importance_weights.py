@@ -108,6 +108,12 @@ def _mean_weights(grid, values):
     return total / max(values.shape[0], 1)
 
 
+# Below this many failures on the reference, the monitor's realised-value
+# intervals are floored by failure_floor_interval: a normal approximation of a
+# count of failures is poor below about ten (the usual n p >= 10 rule).
+FEW_FAILURES = 10
+
+
 def failure_floor_interval(
     low, high, n_samples, n_failures, n_reference, confidence_level
 ):
@@ -168,7 +174,7 @@ def _cbpe_top(columns, proba, pred_index, rows):
     return np.take_along_axis(calibrated, pred_index[None, :, None], axis=-1)[..., 0]
 
 
-class _Base:
+class BasePrediction:
     """The base predictor of correctness on one side of the reference: the
     model's confidence, or CBPE's calibration of it (one-vs-rest isotonic,
     renormalised) where that predicts correctness better on held-out
@@ -203,21 +209,22 @@ class _Base:
             self.columns = OneVsRest(IsotonicColumn, proba, y_index, counts)
             self.residual = correct - held_out
 
-    def predict(self, proba, pred_index):
-        """The base of each chunk sample per reference row (``(1, n)`` when
-        the base is the model's confidence, the same for every row)."""
+    def predict(self, proba, pred_index, rows=slice(None)):
+        """The base of each chunk sample per reference row in ``rows`` (``(1,
+        n)`` when the base is the model's confidence, the same for every
+        row)."""
         if self.columns is None:
             return proba[np.arange(proba.shape[0]), pred_index][None, :]
-        return _cbpe_top(self.columns, proba, pred_index, slice(None))
+        return _cbpe_top(self.columns, proba, pred_index, rows)
 
 
-class _ReferenceSide(NamedTuple):
+class ReferenceSide(NamedTuple):
     """The reference samples of one estimate (all, or the accepted ones)."""
 
     mask: np.ndarray
     confidence: np.ndarray
     correct: np.ndarray
-    base: _Base
+    base: BasePrediction
 
 
 def _weighted_calibration_estimates(side, weights, proba, pred_index):
@@ -230,12 +237,26 @@ def _weighted_calibration_estimates(side, weights, proba, pred_index):
     return estimates, calibration.predict(values, slice(0, 1))[0]
 
 
+def shrunk_correction(residual, weights):
+    """``k D`` of :func:`_doubly_robust_estimates` for each row of
+    ``weights`` (n_rows, n_reference): the importance-weighted mean
+    ``residual`` of the base, shrunk by its noise (0 where it is not
+    defined)."""
+    residual = residual[None, :]
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = (weights * residual).sum(axis=1) / total
+        noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
+        keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
+    return keep * shift
+
+
 def _doubly_robust_estimates(side, weights, proba, pred_index):
     """The chunk's mean base prediction plus the reference's
     importance-weighted mean residual, shrunk by its noise.
 
     ``E = mean_chunk(b) + k D``: ``b`` the base prediction of correctness
-    (:class:`_Base`: the confidence or its CBPE calibration), ``D = sum w (c -
+    (:class:`BasePrediction`: the confidence or its CBPE calibration), ``D = sum w (c -
     b) / sum w`` its mean residual on the reference re-weighted to the chunk
     (importance weights ``w``: an unbiased estimate of the chunk's mean
     residual under covariate shift), and ``k = max(0, 1 - 2 s^2 / D^2)``,
@@ -248,13 +269,7 @@ def _doubly_robust_estimates(side, weights, proba, pred_index):
     confidences (DoC) estimate.
     """
     base = side.base.predict(proba, pred_index)
-    residual = side.base.residual[None, :]
-    total = weights.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shift = (weights * residual).sum(axis=1) / total
-        noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
-        keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
-    correction = keep * shift
+    correction = shrunk_correction(side.base.residual, weights)
     estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
     return estimates, np.clip(base[0] + correction[0], 0.0, 1.0)
 
@@ -446,11 +461,11 @@ class ImportanceWeightedCBPE:
         self._rng = check_random_state(self.random_state)
         self.counts_ = _bootstrap_counts(self._rng, n_samples, int(self.n_resamples))
         self.sides_ = tuple(
-            _ReferenceSide(
+            ReferenceSide(
                 mask,
                 self.confidence_[mask],
                 self.correct_[mask],
-                _Base(
+                BasePrediction(
                     self.proba_[mask],
                     self.pred_index_[mask],
                     y_index[mask],

@@ -10,6 +10,7 @@ from .._utils._json_ready import json_ready as plain
 from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
 from .._utils._validation import check_labels_match_classes, label_positions
+from ._chunk_inputs import drift_cells
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
 from ._timeline import plot_timeline
 
@@ -30,6 +31,7 @@ RESULT_ARRAYS = (
     "novel_share_limit",
     "drift_score",
     "drift_threshold",
+    "clipped_share",
 )
 FRAME_COLUMNS = (
     "start",
@@ -40,6 +42,8 @@ FRAME_COLUMNS = (
     "alert",
     "alerted_by",
     "chunk_method",
+    "estimate_reliable",
+    "drifted_features",
 )
 
 
@@ -135,8 +139,9 @@ ndarray of shape (n_chunks,)
     chunk_method : ndarray of shape (n_chunks,), dtype=object
         The method that estimated each chunk: ``method``, or with
         ``method="auto"`` ``"label_shift_em"`` where a label shift explains
-        the chunk's inputs and ``"calibrated_ac"`` elsewhere (empty string
-        for a chunk without estimate).
+        the move of the chunk's inputs, ``"importance_weighted"`` where they
+        moved otherwise, and ``"calibrated_ac"`` where they did not move
+        (empty string for a chunk without estimate).
 
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
@@ -197,6 +202,31 @@ shape (n_chunks, n_classes) or None
     realised_cost : ndarray of shape (n_chunks,) or None
         The mean cost per sample measured once labels are known (NaN without
         ``cost_matrix``, or for a chunk with a label outside ``classes``).
+
+    clipped_share : ndarray of shape (n_chunks,)
+        Share of the chunk whose density ratio to the reference reaches its
+        clip (20): inputs where the reference has next to no mass. Computed
+        where the chunk's method re-weights the reference
+        (``"importance_weighted"``); NaN elsewhere.
+
+    estimate_reliable : ndarray of shape (n_chunks,), dtype=bool
+        False where the input signals place the chunk outside what the
+        reference supports (``novel_share > 0.5`` or ``clipped_share >
+        0.1``; a signal that is NaN is no evidence): there the estimates
+        extrapolate and can be far off whatever their intervals say.
+
+    drifted_features : ndarray of shape (n_chunks,), dtype=object
+        Per chunk, the per-feature two-sample tests of its inputs against
+        the reference's (a ``FeatureDrift``: Kolmogorov-Smirnov or
+        chi-square per feature, p-values adjusted over the features by
+        Holm's procedure, so that an unmoved feature is listed with
+        probability at most 5 % per chunk); None where the inputs are not a
+        table of features (sparse, text). A chunk of more than 100 000
+        rows is tested on 100 000 evenly spaced ones. In :meth:`to_frame` the drifted
+        features (adjusted p < 0.05), most drifted first, as text: name
+        (test, statistic, adjusted p-value), at most three and a count of
+        the rest; in :meth:`to_dict` a list of records with ``feature``,
+        ``test``, ``statistic``, ``p_value`` and ``adjusted_p_value``.
 
     See Also
     --------
@@ -262,6 +292,9 @@ shape (n_chunks, n_classes) or None
     realised_selective_precision: np.ndarray | None = None
     realised_selective_recall: np.ndarray | None = None
     realised_cost: np.ndarray | None = None
+    clipped_share: np.ndarray | None = None
+    estimate_reliable: np.ndarray | None = None
+    drifted_features: np.ndarray | None = None
 
     # A result keeps no bootstrap distribution: to_dict has no options.
     _DICT_OPTIONS = ()
@@ -394,7 +427,7 @@ shape (n_chunks, n_classes) or None
             per-class arrays (lists, one value per class). Times are ISO 8601
             text (with their offset when time-zone aware), ``nan`` is ``None``.
         """
-        columns = self._columns()
+        columns = self._columns(structured=True)
         chunks = [
             {
                 **{name: values[c] for name, values in columns.items()},
@@ -417,8 +450,20 @@ shape (n_chunks, n_classes) or None
             }
         )
 
-    def _columns(self):
+    def _columns(self, structured=False):
+        """The per-chunk columns; the feature drift as text, or with
+        ``structured`` as lists of records (:func:`drift_cells`)."""
         columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
+        for name, missing in (
+            ("clipped_share", np.nan),
+            ("estimate_reliable", True),
+            ("drifted_features", None),
+        ):
+            if columns[name] is None:  # a result made by hand
+                columns[name] = np.full(self.n_chunks, missing)
+        columns["drifted_features"] = drift_cells(
+            columns["drifted_features"], structured
+        )
         columns["partial"] = self.partial
         columns["reason"] = self.reason
         if self.realised_accuracy is not None:
@@ -453,8 +498,10 @@ shape (n_chunks, n_classes) or None
             ``selective_accuracy``, ``selective_accuracy_lower``,
             ``selective_accuracy_upper``, the ``expected_*`` intervals,
             ``novel_share``, ``novel_share_limit``, ``drift_score``,
-            ``drift_threshold``, ``cost``, ``cost_lower``, ``cost_upper``,
-            ``alert``, ``alerted_by``, ``chunk_method``, then ``partial`` and
+            ``drift_threshold``, ``clipped_share``, ``cost``,
+            ``cost_lower``, ``cost_upper``, ``alert``, ``alerted_by``,
+            ``chunk_method``, ``estimate_reliable``, ``drifted_features``
+            (text), then ``partial`` and
             ``reason``, and ``realised_accuracy``,
             ``realised_selective_accuracy`` and ``realised_cost`` once labels
             are known.
@@ -486,6 +533,8 @@ shape (n_chunks, n_classes) or None
                 c,
             )
             flags = ("!" if self.alert[c] else "") + ("*" if self.partial[c] else "")
+            if self.estimate_reliable is not None and not self.estimate_reliable[c]:
+                flags += "?"
             lines.append(
                 f"{c:>5} {self.n_samples[c]:>6} {self.coverage[c]:>8.3f} "
                 f"{accuracy:>22} {selective:>22} {self.novel_share[c]:>6.3f} "
@@ -506,7 +555,8 @@ shape (n_chunks, n_classes) or None
         )
         legend = (
             "(novel: share flagged by the novelty detector; drift: domain "
-            "classifier AUC; ! alert, see alerted_by; * partial chunk)"
+            "classifier AUC; ! alert, see alerted_by; * partial chunk; ? estimate "
+            "not reliable)"
         )
         return "\n".join([summary, *self._rows(limit=10), legend])
 
@@ -518,7 +568,10 @@ shape (n_chunks, n_classes) or None
         :meth:`with_labels`) are markers; alerts raised by an estimate are red
         crosses on it, alerts raised by an input signal (``novel_share``,
         ``drift_score``) red triangles along the top; the coverage is a thin
-        grey line on a second axis, drawn behind the accuracies.
+        grey line on a second axis, drawn behind the accuracies. Chunks whose
+        estimates are not reliable (``estimate_reliable`` False) are shaded
+        grey and hatched; each chunk's (at most two) most drifted features
+        are named along the bottom.
 
         Parameters
         ----------

@@ -25,7 +25,7 @@ that is valid when the chunk is drawn like the reference:
 import numpy as np
 import scipy.sparse as sp
 from scipy.stats import betabinom, norm, rankdata
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 from sklearn.ensemble import ExtraTreesClassifier, IsolationForest
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_array
@@ -44,6 +44,18 @@ def monitored_inputs(estimator, X):
     features = classifier_inputs(getattr(estimator, "estimator_", estimator), X)
     return check_array(
         features, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False
+    )
+
+
+def check_drift_estimator(drift_estimator):
+    """A domain classifier: it tells chunk from reference by its scores."""
+    if drift_estimator in ("auto", None) or is_classifier(drift_estimator):
+        return
+    raise ValueError(
+        f"drift_estimator={drift_estimator!r} is not a classifier; the drift "
+        "score is the AUC of a domain classifier telling a chunk from the "
+        "reference, read from its predict_proba or decision_function. Pass a "
+        "classifier (e.g. LogisticRegression()), 'auto' or None."
     )
 
 

@@ -3,6 +3,8 @@ matplotlib is imported only here, when a timeline is drawn."""
 
 import numpy as np
 
+from ._chunk_inputs import top_drifted
+
 
 def _alerted(result, signal):
     """Whether ``signal`` raised each chunk's alert."""
@@ -56,6 +58,7 @@ def plot_timeline(result, ax=None):
         label="input signal alert",
     )
     ax.plot([], [], "x", color="red", label="estimate alert")
+    _mark_inputs(result, ax)
     ax.set_xlabel("chunk")
     ax.set_ylabel("accuracy")
     coverage_ax = ax.twinx()
@@ -72,3 +75,35 @@ def plot_timeline(result, ax=None):
         frameon=False,
     )
     return ax, coverage_ax
+
+
+def _mark_inputs(result, ax):
+    """Grey hatched spans over the chunks whose estimates are not reliable,
+    and the names of each chunk's most drifted features along the bottom."""
+    reliable = result.estimate_reliable
+    if reliable is not None:
+        for rank, c in enumerate(np.flatnonzero(~reliable.astype(bool))):
+            ax.axvspan(
+                c - 0.5,
+                c + 0.5,
+                facecolor="grey",
+                edgecolor="grey",
+                alpha=0.2,
+                hatch="//",
+                linewidth=0,
+                label="estimate not reliable" if rank == 0 else None,
+            )
+    drifts = result.drifted_features
+    for c in range(result.n_chunks if drifts is not None else 0):
+        names = top_drifted(drifts[c])
+        if names:
+            ax.annotate(
+                ", ".join(names),
+                (c, 0.02),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                ha="center",
+                va="bottom",
+                fontsize="x-small",
+                color="dimgrey",
+            )

@@ -167,7 +167,9 @@ STREAMS = {
     "drift_split": 2,  # the drift signal's split of the reference inputs
     "signals": 3,  # the input signals' draws on one chunk (key: chunk)
     "class_estimates": 4,  # the per-class estimates' label draws (key: chunk)
-    "cascade_report": 5,  # the bootstrap of SelectiveCascade.report
+    "importance_weights": 5,  # the folds of the importance-weighted bases
+    "density_ratio": 6,  # the density ratio's folds on one chunk (key: chunk)
+    "cascade_report": 7,  # the bootstrap of SelectiveCascade.report
 }
 
 

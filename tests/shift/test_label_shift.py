@@ -121,13 +121,15 @@ def test_auto_adjusts_to_a_label_shift_and_not_to_a_move(monitored):
     X_move, y_move = _draw(rng, 4000, [1 / 3] * 3, move=np.array([1.0, 0.0]))
     X = np.vstack([X_label, X_move])
     result = monitor.estimate(X, n_chunks=2).with_labels(np.r_[y_label, y_move])
-    assert result.chunk_method.tolist() == ["label_shift_em", "calibrated_ac"]
+    # The move is a covariate shift: auto re-weights (issue 37).
+    assert result.chunk_method.tolist() == ["label_shift_em", "importance_weighted"]
     np.testing.assert_allclose(result.class_prior[0], [0.1, 0.1, 0.8], atol=0.03)
     error = np.abs(result.accuracy - result.realised_accuracy)
     assert error[0] < 0.02, error
     chunks = result.to_dict()["chunks"]
     assert chunks[0]["class_prior"] == pytest.approx(result.class_prior[0].tolist())
-    assert chunks[1]["chunk_method"] == "calibrated_ac"
+    assert chunks[1]["chunk_method"] == "importance_weighted"
+    assert np.isnan(result.clipped_share[0]) and result.clipped_share[1] < 0.1
 
 
 def test_label_shift_em_interval_covers_the_realised_accuracy(monitored):
