@@ -47,6 +47,18 @@ def monitored_inputs(estimator, X):
     )
 
 
+def least_alerting_count(null, n, alpha):
+    """The least count ``c`` in ``0..n`` with ``P(X >= c) < alpha`` under the
+    discrete distribution ``null`` (None when there is none): from its
+    inverse survival function, checked on the counts next to it (scanning
+    every count was O(n**2): 23 of 28 s on a 20,000-sample chunk)."""
+    guess = null.isf(alpha)
+    guess = n if not np.isfinite(guess) else int(guess)
+    counts = np.arange(max(guess - 2, 0), min(guess + 3, n + 1))
+    alerting = counts[null.sf(counts - 1) < alpha]
+    return int(alerting[0]) if alerting.size else None
+
+
 def check_drift_estimator(drift_estimator):
     """A domain classifier: it tells chunk from reference by its scores."""
     if drift_estimator in ("auto", None) or is_classifier(drift_estimator):
@@ -220,9 +232,8 @@ class InputSignals:
         )
         null = betabinom(n, self.k_, self.m_ + 1 - self.k_)
         p_value = float(null.sf(flagged - 1))
-        counts = np.arange(n + 1)
-        alerting = np.flatnonzero(null.sf(counts - 1) < alpha)
-        limit = (alerting[0] - 1) / n if alerting.size else 1.0
+        alerting = least_alerting_count(null, n, alpha)
+        limit = (alerting - 1) / n if alerting is not None else 1.0
         return flagged / n, limit, p_value
 
     # ----------------------------------------------------------------------------
