@@ -355,6 +355,15 @@ class FittedMethods:
             name = AUTO_COVARIATE
         return getattr(METHODS[name], "needs_inputs", False)
 
+    def fit_every_choice(self):
+        """Fit now every method a chunk may choose (what ``get`` does on
+        first use): then chunks estimated at once, in threads or processes
+        (Dask), share no lazy state and give the numbers of one by one."""
+        names = ["label_shift_em", AUTO_COVARIATE] if self.name == "auto" else []
+        for name in names:
+            self.get(name)
+        return self
+
     def get(self, name):
         """The method ``name``, fitted on first use (``"auto"`` fits its
         adjustments only once a chunk's inputs move)."""

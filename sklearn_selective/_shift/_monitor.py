@@ -15,6 +15,7 @@ from .._utils._sklearn import (
     fit_context,
     safe_indexing,
 )
+from ..metrics._dask import is_dask_input
 from ._chunk_estimates import (
     ChunkTable,
     bootstrap_estimates,
@@ -32,6 +33,7 @@ from ._monitored_outputs import (
     reference_labels,
 )
 from ._monitoring_result import MonitoredSamples, MonitoringResult
+from ._on_dask import estimate_on_dask
 from ._realised import fit_correctness
 from ._signals import (
     InputSignals,
@@ -472,11 +474,15 @@ class PerformanceMonitor(BaseEstimator):
         samples; a shorter last chunk is kept and flagged ``partial``),
         ``n_chunks`` (that many consecutive chunks of near-equal size), or
         ``timestamps`` with ``freq`` (one chunk per calendar period, empty
-        periods included; needs pandas). Without any, ``X`` is one chunk.
+        periods included; needs pandas). Without any, ``X`` is one chunk
+        (one chunk per partition for a Dask collection, whose chunks run on
+        the cluster, one task each, and give the in-memory result; see the
+        :ref:`scaling_guide`).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, dask array, dask DataFrame} of shape \
+                (n_samples, n_features)
             Unlabelled production data, in time order.
 
         chunk_size : int, default=None
@@ -504,6 +510,8 @@ class PerformanceMonitor(BaseEstimator):
             accepted samples): its estimates are NaN and ``reason`` says why.
         """
         check_is_fitted(self, "n_reference_")
+        if is_dask_input(X):
+            return estimate_on_dask(self, X, chunk_size, n_chunks, timestamps, freq)
         outputs = self._outputs(X, "X")
         features = None
         if self._signals.n_signals or FittedMethods.needs_inputs(self.method):
