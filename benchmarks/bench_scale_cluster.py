@@ -1,6 +1,7 @@
 """Metrics of lazily generated Dask arrays on a memory-limited cluster (issue 36).
 
-Run: ``python benchmarks/bench_scale_cluster.py [--sizes 1e7 3e7 1e8] [--tiny]``
+Run: ``python benchmarks/bench_scale_cluster.py [--sizes 1e7 3e7 1e8] [--tiny]
+[--monitor ROWS]``
 
 For each size ``n`` (100 partitions, generated on the workers, never in the
 client) a fresh ``LocalCluster`` of 2 worker processes with a 2 GB memory limit
@@ -17,6 +18,11 @@ in-memory numpy's at 1e7 rows (measured in the same run, same metric and ties),
 and the peak resident memory of each worker process (``ru_maxrss``, which
 includes the worker's ~150 MB baseline). The goal (issue 36): peak worker
 memory independent of ``n`` and per-row cost within 3x of numpy.
+
+``--monitor ROWS`` instead times ``PerformanceMonitor.estimate`` on a Dask
+DataFrame of that many rows in 20 partitions (one chunk each) on the same
+cluster, against the same chunks in memory, and prints the largest difference
+of the result's numbers.
 """
 
 import argparse
@@ -86,14 +92,63 @@ def _on_cluster(n, partitions, decimals, memory_limit):
     return values, seconds, peaks
 
 
+def monitor(n_rows, memory_limit):
+    """The monitor on 20 partitions against in memory: time, largest difference."""
+    import dask.dataframe as dd
+    import pandas as pd
+    from distributed import Client, LocalCluster
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+
+    X, y = make_classification(
+        n_samples=n_rows + 4000, n_features=10, n_informative=5, random_state=0
+    )
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(10)])
+    frame.iloc[4000 + n_rows // 2 :, 0] += 1.0  # the second half moves
+    model = SelectiveClassifier(LogisticRegression(), target_coverage=0.8)
+    model.fit(frame.iloc[:2000], y[:2000])
+    fitted = PerformanceMonitor(model, random_state=0)
+    fitted.fit(frame.iloc[2000:4000], y[2000:4000])
+    new = frame.iloc[4000:].reset_index(drop=True)
+    start = time.perf_counter()
+    in_memory = fitted.estimate(new, n_chunks=20).to_frame()
+    memory_seconds = time.perf_counter() - start
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster),
+    ):
+        collection = dd.from_pandas(new, npartitions=20).persist()
+        start = time.perf_counter()
+        on_dask = fitted.estimate(collection).to_frame()
+        dask_seconds = time.perf_counter() - start
+    numbers = in_memory.select_dtypes("number").columns
+    difference = (on_dask[numbers] - in_memory[numbers]).abs().max().max()
+    print(f"PerformanceMonitor.estimate, {n_rows:.0e} rows, 20 chunks, "
+          f"LocalCluster(2 processes x 1 thread)")  # fmt: skip
+    print(f"{'in memory s':>12} {'on Dask s':>10} {'max |diff|':>11}")
+    print(f"{memory_seconds:>12.1f} {dask_seconds:>10.1f} {difference:>11.1e}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e7, 3e7, 1e8])
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--tiny", action="store_true", help="1e5 and 3e5 rows")
+    parser.add_argument("--monitor", type=float, help="time the monitor instead")
     args = parser.parse_args()
     logging.getLogger("distributed").setLevel(logging.ERROR)  # the nannies' notes
+    if args.monitor:
+        monitor(int(args.monitor), args.memory_limit)
+        return
     sizes = [10**5, 3 * 10**5] if args.tiny else [int(s) for s in args.sizes]
     reference = min(10**7, max(sizes))
     print(f"LocalCluster: 2 worker processes x 1 thread, memory_limit="

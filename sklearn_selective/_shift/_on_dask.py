@@ -138,6 +138,19 @@ def _gather(rows, n_classes):
     return table
 
 
+def _shipped(dask, monitor):
+    """The fitted monitor as the tasks receive it: sent once to every worker
+    of a distributed client (a graph that embeds it warns above 10 MB and
+    is sent with every task), or embedded for Dask's local schedulers."""
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):  # no distributed, or no client
+        return dask.delayed(monitor, pure=True)
+    return client.scatter(monitor, broadcast=True, hash=False)
+
+
 def estimate_on_dask(monitor, X, chunk_size, n_chunks, timestamps, freq):
     """What ``monitor.estimate`` returns on ``X`` in memory, computed chunk by
     chunk on the cluster (see the module docstring)."""
@@ -147,7 +160,7 @@ def estimate_on_dask(monitor, X, chunk_size, n_chunks, timestamps, freq):
     chunks = _chunks(lengths, chunk_size, n_chunks, timestamps, freq)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     task = dask.delayed(_chunk_task, pure=True)
-    fitted = dask.delayed(monitor, pure=True)
+    fitted = _shipped(dask, monitor)
     n_chunks = len(chunks.members)
     tasks = []
     for c, members in enumerate(chunks.members):
