@@ -68,7 +68,7 @@ def _on_cluster(n, partitions, decimals, memory_limit):
     three metrics (and their bounds) from it; wall time and peak worker RSS."""
     from distributed import Client, LocalCluster
 
-    from sklearn_selective.metrics._dask import accumulate_dask
+    from sklearn_selective.metrics import RiskCoverageAccumulator
 
     max_groups = None if decimals is not None else BUDGET
     with (
@@ -83,9 +83,8 @@ def _on_cluster(n, partitions, decimals, memory_limit):
     ):
         confidence, losses = _data(n, partitions, decimals)
         start = time.perf_counter()
-        state = accumulate_dask(
-            None, None, confidence, loss=losses, max_groups=max_groups
-        ).compute()
+        state = RiskCoverageAccumulator(max_groups=max_groups)
+        state.update(None, None, confidence, loss=losses)
         values = {name: (state.compute(name), *state.bounds(name)) for name in METRICS}
         seconds = time.perf_counter() - start
         peaks = sorted(client.run(_peak_rss_mb).values())

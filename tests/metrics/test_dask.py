@@ -200,3 +200,24 @@ def test_dispatch_of_the_public_functions(client, data):
     assert value == pytest.approx(
         metrics.fpr_at_tpr(y_ood, confidence, tpr=0.8123), rel=1e-12
     )
+
+
+def test_an_accumulator_with_a_budget_reads_dask_collections(client):
+    """The public route to a budget on Dask: update() with Dask collections
+    builds the partitions' states on the cluster with the accumulator's budget;
+    the bounds contain the exact value."""
+    from sklearn_selective.metrics import RiskCoverageAccumulator, aurc
+
+    rng = np.random.default_rng(36)
+    confidence = rng.random(20_000)
+    losses = (rng.random(20_000) < 0.4 * (1 - confidence)).astype(float)
+    on_dask = RiskCoverageAccumulator(max_groups=2**8).update(
+        None,
+        None,
+        da.from_array(confidence, chunks=2_000),
+        loss=da.from_array(losses, chunks=2_000),
+    )
+    assert not on_dask.exact_ and on_dask.n_samples_seen_ == 20_000
+    lower, upper = on_dask.bounds("aurc")
+    assert lower <= aurc(None, None, confidence, loss=losses) <= upper
+    assert upper - lower < 0.01

@@ -240,7 +240,28 @@ default=None
         -------
         self : RiskCoverageAccumulator
             The accumulator, updated.
+
+        Notes
+        -----
+        The inputs may be Dask arrays or Dask DataFrame columns: each partition
+        then becomes a state on its worker with this accumulator's budget, the
+        states merge in a tree on the cluster, and the result is merged here
+        (the way to a budget, and certified bounds, for Dask collections whose
+        distinct confidences do not fit a worker).
         """
+        from .._dask import accumulate_dask, is_dask_input  # (imports _accumulator)
+
+        if is_dask_input(y_true, y_pred, confidence, loss, sample_weight):
+            state = accumulate_dask(
+                y_true,
+                y_pred,
+                confidence,
+                loss="zero_one" if loss is None else loss,
+                sample_weight=sample_weight,
+                labels=labels,
+                max_groups=self.max_groups,
+            ).compute()
+            return self.merge(state)
         loss = "zero_one" if loss is None else loss
         setting = _loss_setting(loss)
         self._check_loss_setting(setting, "update(loss=...)")
