@@ -164,7 +164,7 @@ def dask_exactness(n, chunk, compare_sort=False):
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    from sklearn_selective.metrics._dask import dask_metric
+    from sklearn_selective.metrics._dask_dispatch import dask_metric
 
     print(f"\n3. Dask vs numpy, {n:.0e} rows in {chunk:.0e}-row chunks, "
           "LocalCluster(2 workers, 1 thread each)")  # fmt: skip

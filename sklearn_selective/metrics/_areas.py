@@ -22,7 +22,7 @@ from ._core._group_stats import (
     sele_from_stats,
     times_power_of_two,
 )
-from ._dask import dispatch_dask
+from ._dask_dispatch import dispatch_dask
 from ._risk_coverage import (
     _AREA_OPTION_CONSTRAINTS,
     _AUGRC_OPTION_CONSTRAINTS,

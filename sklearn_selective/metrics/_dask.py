@@ -16,7 +16,8 @@ The inputs are several collections (labels, predictions, confidence, loss, weigh
 so the partitions are aligned first and the tree is built from their
 ``to_delayed`` blocks rather than from one array's ``reduction``.
 
-The public metric functions send Dask inputs here through :func:`dispatch_dask`.
+The public metric functions send Dask inputs here through :func:`dispatch_dask`
+(:mod:`._dask_dispatch`); :meth:`RiskCoverageAccumulator.update` does too.
 Dask is optional: nothing here imports it before a Dask collection is passed.
 
 Why a tree of states and not a distributed sort. The alternative (sort the rows
@@ -32,22 +33,12 @@ state and the result comes with certified bounds (width below 1e-6 at 2**20
 groups on 1e7 rows) instead of being exact.
 """
 
-import functools
-import inspect
 import sys
-import warnings
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
-
-from .._utils._warnings import warn
-from ._accumulator import RiskCoverageAccumulator
-from ._accumulator._metrics import METRICS
 
 # States merged by one task: a tree of depth log_8(partitions).
 SPLIT_EVERY = 8
-# The OOD metrics take (y_ood, confidence): the OOD indicator is their loss.
-_OOD_METRICS = ("ood_auroc", "fpr_at_tpr")
 
 
 def is_dask_input(*values):
@@ -121,9 +112,10 @@ def _partitions(inputs):
     return blocks
 
 
-def _partition_state(max_groups, loss, labels, y_true, y_pred, confidence, weight):
-    """The state of one partition (folded: shared read-only by later tasks)."""
-    accumulator = RiskCoverageAccumulator(max_groups=max_groups)
+def _partition_state(template, loss, labels, y_true, y_pred, confidence, weight):
+    """The state of one partition, a new accumulator like the empty
+    ``template`` (folded: shared read-only by later tasks)."""
+    accumulator = type(template)(max_groups=template.max_groups)
     accumulator.update(
         y_true, y_pred, confidence, loss=loss, sample_weight=weight, labels=labels
     )
@@ -138,15 +130,6 @@ def _merge_states(*states):
         merged._absorb(state)
     merged._fold()  # one sorted union of all
     return merged
-
-
-def _evaluate(state, metric, kwargs):
-    """The metric of the final state, and the warnings it gave (shown to the
-    user by the client, not left in a worker's log)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMetricWarning)
-        value = state.compute(metric, **kwargs)
-    return value, [(str(w.message), w.category) for w in caught]
 
 
 def partition_columns(y_true, y_pred, confidence, loss, sample_weight, **more):
@@ -170,6 +153,7 @@ def partition_columns(y_true, y_pred, confidence, loss, sample_weight, **more):
 
 
 def accumulate_dask(
+    template,
     y_true,
     y_pred,
     confidence,
@@ -177,14 +161,14 @@ def accumulate_dask(
     loss="zero_one",
     sample_weight=None,
     labels=None,
-    max_groups=None,
     split_every=SPLIT_EVERY,
 ):
     """The delayed state of all the partitions, merged in a tree on the cluster.
 
-    Parameters are those of :meth:`RiskCoverageAccumulator.update`, as Dask
-    arrays, Dask DataFrame columns or arrays in memory (at least one Dask
-    collection), and ``max_groups`` of the accumulator.
+    ``template`` is an empty :class:`RiskCoverageAccumulator` (each partition's
+    state is a new one with its ``max_groups``); the other parameters are
+    those of :meth:`RiskCoverageAccumulator.update`, as Dask arrays, Dask
+    DataFrame columns or arrays in memory (at least one Dask collection).
 
     Returns
     -------
@@ -198,7 +182,7 @@ def accumulate_dask(
     state = dask.delayed(_partition_state, pure=True)
     states = [
         state(
-            max_groups,
+            template,
             column["loss"][index],
             labels,
             column["y_true"][index],
@@ -228,75 +212,3 @@ def merge_tree(states, merge, split_every=SPLIT_EVERY):
             for start in range(0, len(states), split_every)
         ]
     return states[0]
-
-
-def dask_metric(
-    metric,
-    y_true,
-    y_pred,
-    confidence,
-    *,
-    loss="zero_one",
-    sample_weight=None,
-    labels=None,
-    max_groups=None,
-    split_every=SPLIT_EVERY,
-    **kwargs,
-):
-    """``metric`` (a name of :meth:`RiskCoverageAccumulator.compute`) of Dask
-    collections, computed on the cluster; what the metric function returns on
-    the same data in memory. The OOD metrics take ``y_ood`` as ``loss`` (and
-    None for the labels), as the public functions dispatch them.
-
-    Returns
-    -------
-    value : float or tuple of ndarray
-    """
-    dask = _import_dask()
-    if metric not in METRICS:
-        RiskCoverageAccumulator().compute(metric)  # raises, naming the metrics
-    METRICS[metric].options(kwargs)  # bad keywords fail before the cluster runs
-    state = accumulate_dask(
-        y_true,
-        y_pred,
-        confidence,
-        loss=loss,
-        sample_weight=sample_weight,
-        labels=labels,
-        max_groups=max_groups,
-        split_every=split_every,
-    )
-    result = dask.delayed(_evaluate, pure=True)(state, metric, kwargs)
-    ((value, caught),) = dask.compute(result)
-    for message, category in caught:
-        warn(message, category)
-    return value
-
-
-def dispatch_dask(metric):
-    """Decorator of the public metric function named ``metric``: when an
-    argument is a Dask collection, the call goes to :func:`dask_metric`.
-
-    Free when Dask was never imported (one dictionary look-up). Place it
-    outside ``@validate_params``. The OOD functions ``(y_ood, confidence)``
-    pass ``y_ood`` as the loss.
-    """
-
-    def decorate(function):
-        parameters = inspect.signature(function)
-
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            if "dask" not in sys.modules or not is_dask_input(*args, *kwargs.values()):
-                return function(*args, **kwargs)
-            arguments = parameters.bind(*args, **kwargs).arguments
-            if metric in _OOD_METRICS:
-                arguments["loss"] = arguments.pop("y_ood")
-                arguments["y_true"] = arguments["y_pred"] = None
-            positional = [arguments.pop(name) for name in ("y_true", "y_pred")]
-            confidence = arguments.pop("confidence")
-            return dask_metric(metric, *positional, confidence, **arguments)
-
-        return wrapper
-
-    return decorate

@@ -11,7 +11,7 @@ from .._utils._param_validation import validate_params
 from .._utils._sklearn import Interval
 from .._utils._validation import _check_confidence, _check_scaled_sample_weight
 from .._utils._warnings import warn
-from ._dask import dispatch_dask
+from ._dask_dispatch import dispatch_dask
 
 _OOD_CONSTRAINTS = {
     "y_ood": ["array-like"],

@@ -23,7 +23,7 @@ from ._core._group_stats import (
     failure_auc_from_stats,
     group_ties,
 )
-from ._dask import dispatch_dask
+from ._dask_dispatch import dispatch_dask
 
 try:  # the compiled discordant-pair count behind scipy.stats.kendalltau
     from scipy.stats._stats import _kendall_dis

@@ -23,7 +23,7 @@ from ._core._group_stats import (
     rescaled_stats,
     scale_losses,
 )
-from ._dask import dispatch_dask
+from ._dask_dispatch import dispatch_dask
 
 RISK_METRIC_CONSTRAINTS = {
     "y_true": ["array-like", None],

@@ -11,7 +11,7 @@ from ._core._group_stats import (
     selective_risk_at_coverage_from_stats,
     times_power_of_two,
 )
-from ._dask import dispatch_dask
+from ._dask_dispatch import dispatch_dask
 from ._risk_coverage import (
     RISK_METRIC_CONSTRAINTS,
     _scaled_group_stats,

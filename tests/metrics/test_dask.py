@@ -12,9 +12,9 @@ da = pytest.importorskip("dask.array")
 
 from sklearn_selective.metrics._dask import (  # noqa: E402
     accumulate_dask,
-    dask_metric,
     is_dask_input,
 )
+from sklearn_selective.metrics._dask_dispatch import dask_metric  # noqa: E402
 
 METRICS = [
     ("aurc", {}),
@@ -135,7 +135,11 @@ def test_budget_on_the_cluster_gives_certified_bounds(client):
     confidence = rng.random(30_000)
     losses = (rng.random(30_000) > confidence).astype(float)
     state = accumulate_dask(
-        None, None, da.from_array(confidence, chunks=3_000), loss=losses, max_groups=64
+        metrics.RiskCoverageAccumulator(max_groups=64),
+        None,
+        None,
+        da.from_array(confidence, chunks=3_000),
+        loss=losses,
     ).compute()
     assert state.n_groups_ <= 64 and not state.exact_
     for metric in ("aurc", "augrc", "uq_auc"):
@@ -185,7 +189,7 @@ def test_probabilities_and_named_loss(client):
 
 
 def test_dispatch_of_the_public_functions(client, data):
-    from sklearn_selective.metrics._dask import dispatch_dask
+    from sklearn_selective.metrics._dask_dispatch import dispatch_dask
 
     y_true, y_pred, confidence, weight = data
     dask_confidence = da.from_array(confidence, chunks=6_000)

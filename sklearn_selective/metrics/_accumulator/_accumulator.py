@@ -13,6 +13,7 @@ from ..._utils._validation import (
     _is_zero_one,
     _validate_risk_inputs,
 )
+from .._dask import accumulate_dask, is_dask_input
 from ._metrics import BOUNDED, METRICS, ROUNDING_MARGIN
 from ._table import GroupTable, compact, union
 
@@ -249,17 +250,15 @@ default=None
         (the way to a budget, and certified bounds, for Dask collections whose
         distinct confidences do not fit a worker).
         """
-        from .._dask import accumulate_dask, is_dask_input  # (imports _accumulator)
-
         if is_dask_input(y_true, y_pred, confidence, loss, sample_weight):
             state = accumulate_dask(
+                type(self)(max_groups=self.max_groups),
                 y_true,
                 y_pred,
                 confidence,
                 loss="zero_one" if loss is None else loss,
                 sample_weight=sample_weight,
                 labels=labels,
-                max_groups=self.max_groups,
             ).compute()
             return self.merge(state)
         loss = "zero_one" if loss is None else loss
