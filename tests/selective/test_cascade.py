@@ -270,3 +270,36 @@ def test_metadata_routing_of_sample_weight(data):
         assert cascade.coverage_ > 0
     with pytest.raises(ValueError, match="metadata routing"):
         SelectiveCascade(_stages()).fit(X, y, foo=1)
+
+
+def test_predict_proba_is_the_answering_stages(fitted, data):
+    X = data[2]
+    stage = fitted.predict_stage(X)
+    proba = fitted.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    names = [name for name, _ in fitted.estimators]
+    for k, (name, estimator) in enumerate(zip(names, fitted.estimators_, strict=True)):
+        rows = stage == name
+        if k == len(fitted.estimators_) - 1:
+            rows |= ~fitted.predict_accept(X)  # a person's: the last stage's
+        if rows.any():
+            np.testing.assert_array_equal(proba[rows], estimator.predict_proba(X[rows]))
+    from sklearn.svm import LinearSVC
+
+    assert not hasattr(SelectiveCascade([("svm", LinearSVC())]), "predict_proba")
+
+
+def test_the_monitor_reads_a_cascade(fitted, data):
+    """Issue 38: the monitor watches a cascade as it watches a selective
+    classifier: each chunk's coverage is the cascade's predict_accept, and
+    the label-free estimates read the answering stages' probabilities."""
+    from sklearn_selective import PerformanceMonitor
+
+    X, y, X_new, _ = data
+    monitor = PerformanceMonitor(fitted, n_resamples=50, random_state=0)
+    result = monitor.fit(X[::2], y[::2]).estimate(X_new, n_chunks=2)
+    frame = result.to_frame()
+    halves = np.array_split(fitted.predict_accept(X_new), 2)
+    np.testing.assert_allclose(frame["coverage"], [h.mean() for h in halves])
+    assert np.isfinite(frame["accuracy"]).all()
+    assert np.isfinite(frame["selective_accuracy"]).all()

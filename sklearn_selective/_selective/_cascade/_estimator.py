@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils import Bunch, column_or_1d
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, indexable
 
@@ -495,6 +496,43 @@ class SelectiveCascade(
         accepted : ndarray of shape (n_samples,), dtype=bool
         """
         return self._decide(X)[2] < len(self.estimators_)
+
+    def _stages_have_proba(self):
+        estimators = getattr(self, "estimators_", None)
+        if estimators is None:
+            estimators = [estimator for _, estimator in self.estimators]
+        return all(hasattr(estimator, "predict_proba") for estimator in estimators)
+
+    @available_if(_stages_have_proba)
+    def predict_proba(self, X):
+        """Class probabilities of the stage that answers each sample.
+
+        What :class:`~sklearn_selective.PerformanceMonitor` reads to estimate
+        the cascade's accuracy without labels. Available when every stage has
+        ``predict_proba``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The answering stage's probabilities (the last stage's for a
+            sample sent to a person, whose prediction ``decide`` reports),
+            columns as ``classes_``.
+        """
+        stage = np.minimum(self._decide(X)[2], len(self.estimators_) - 1)
+        proba = np.zeros((stage.shape[0], self.classes_.shape[0]))
+        for k, estimator in enumerate(self.estimators_):
+            rows = np.flatnonzero(stage == k)
+            if rows.size:
+                columns = class_index(self.classes_, np.asarray(estimator.classes_))
+                proba[np.ix_(rows, columns)] = estimator.predict_proba(
+                    safe_indexing(X, rows)
+                )
+        return proba
 
     def predict_stage(self, X):
         """The name of the stage that answers each sample.
