@@ -54,6 +54,19 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cluster(memory_limit):
+    """2 worker processes of one thread, each with ``memory_limit``."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=memory_limit,
+        dashboard_address=None,
+    )
+
+
 def _numpy_seconds_per_row(n, decimals):
     """In-memory time per row of the three metrics together."""
     confidence, losses = (x.compute() for x in _data(n, 10, decimals))
@@ -66,19 +79,13 @@ def _numpy_seconds_per_row(n, decimals):
 def _on_cluster(n, partitions, decimals, memory_limit):
     """The merged state of the tie groups, built on the workers, then the
     three metrics (and their bounds) from it; wall time and peak worker RSS."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from sklearn_selective.metrics import RiskCoverageAccumulator
 
     max_groups = None if decimals is not None else BUDGET
     with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=memory_limit,
-            dashboard_address=None,
-        ) as cluster,
+        _cluster(memory_limit) as cluster,
         Client(cluster) as client,
     ):
         confidence, losses = _data(n, partitions, decimals)
@@ -95,7 +102,7 @@ def monitor(n_rows, memory_limit):
     """The monitor on 20 partitions against in memory: time, largest difference."""
     import dask.dataframe as dd
     import pandas as pd
-    from distributed import Client, LocalCluster
+    from distributed import Client
     from sklearn.datasets import make_classification
     from sklearn.linear_model import LogisticRegression
 
@@ -115,13 +122,7 @@ def monitor(n_rows, memory_limit):
     in_memory = fitted.estimate(new, n_chunks=20).to_frame()
     memory_seconds = time.perf_counter() - start
     with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=memory_limit,
-            dashboard_address=None,
-        ) as cluster,
+        _cluster(memory_limit) as cluster,
         Client(cluster),
     ):
         collection = dd.from_pandas(new, npartitions=20).persist()

@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -23,3 +24,17 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 def pytest_configure(config):
     if "not slow" in (config.getoption("markexpr") or "") and not os.environ.get("CI"):
         settings.load_profile("fast")
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask ``LocalCluster`` of two in-process workers (one thread each) and
+    its client, for the tests of Dask collections (skipped without dask)."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

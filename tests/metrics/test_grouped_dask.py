@@ -24,17 +24,6 @@ METRICS = [
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
-@pytest.fixture(scope="module")
 def frames():
     rng = np.random.default_rng(0)
     n = 6_000

@@ -15,20 +15,6 @@ dd = pytest.importorskip("dask.dataframe")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
-@pytest.fixture(scope="module")
 def monitored():
     X, y = make_classification(
         n_samples=2400, n_features=5, n_informative=3, random_state=0
