@@ -51,7 +51,7 @@ from sklearn_selective.metrics import (
     selective_risk_at_coverage,
     uq_auc,
 )
-from sklearn_selective.metrics._bootstrap import DOUBLE_MAX_SAMPLES
+from sklearn_selective.metrics._metric_registry import DOUBLE_MAX_SAMPLES
 
 
 def _rate(hits):

@@ -9,8 +9,8 @@ import time
 import warnings
 from typing import NamedTuple
 
-from ..metrics._bootstrap import _SharedResamples
 from ..metrics._metric_registry import METRICS, PROBABILITIES, ZERO_ONE_LOSS
+from ..metrics._shared_resamples import _SharedResamples
 
 
 class MetricSpec(NamedTuple):

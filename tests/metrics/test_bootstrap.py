@@ -17,7 +17,6 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_selective._utils import _draws
 from sklearn_selective.metrics import (
-    _bootstrap,
     augrc,
     aurc,
     bootstrap_metric,
@@ -583,45 +582,3 @@ def test_integer_weight_paths_equal_the_group_path(
     resampler.integer = False
     weighted = resampler.evaluate(counts, [(name, params)])[0]
     assert_allclose(alone, weighted, rtol=1e-12, atol=1e-15)
-
-
-@pytest.mark.parametrize("method", ["percentile", "bca"])
-def test_shared_resamples_equal_separate_bootstraps(method):
-    # The command line evaluates all its metrics on one draw of the resamples:
-    # each result must be bootstrap_metric's for the same seed.
-    from sklearn_selective.metrics._bootstrap import _SharedResamples
-
-    y_true, y_pred, confidence, proba = _data(n=60, seed=3)
-    calls = [
-        ("aurc", y_pred, {}),
-        ("e_aurc", y_pred, {}),
-        ("uq_c_index", proba, {}),
-        ("selective_risk_at_coverage", y_pred, {"coverage": 0.7}),
-        (lambda t, p, c: float(np.mean(t == p)), y_pred, {}),
-    ]
-    shared = _SharedResamples(n_resamples=30, random_state=5)
-    progress = []
-    for metric, second, kwargs in calls:
-        shared.add(metric, y_true, second, confidence, **kwargs)
-    shared.run(progress=lambda done, total: progress.append((done, total)))
-    assert progress[-1] == (30, 30)
-    # aurc, e_aurc and the working point share one evaluation of their data.
-    groups = _bootstrap._shared_groups([values for _, _, values, _ in shared._metrics])
-    assert sorted(indices for indices, _ in groups) == [[0, 1, 3], [2], [4]]
-    for index, (metric, second, kwargs) in enumerate(calls):
-        expected = bootstrap_metric(
-            metric,
-            y_true,
-            second,
-            confidence,
-            n_resamples=30,
-            random_state=5,
-            method=method,
-            **kwargs,
-        )
-        result = shared.result(index, method=method)
-        assert_array_equal(
-            result.bootstrap_distribution, expected.bootstrap_distribution
-        )
-        assert result.confidence_interval == expected.confidence_interval
-        assert result.statistic == expected.statistic

@@ -10,7 +10,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn_selective._utils import _draws
 from sklearn_selective.exceptions import TooFewFailuresWarning
 from sklearn_selective.metrics import (
-    _bootstrap,
     augrc,
     aurc,
     bootstrap_metric,
@@ -23,6 +22,7 @@ from sklearn_selective.metrics import (
     uq_auc,
     uq_c_index,
 )
+from sklearn_selective.metrics._metric_registry import DOUBLE_MAX_SAMPLES
 
 METRICS = {
     "aurc": aurc,
@@ -51,8 +51,8 @@ def _risk_problem(n, accuracy=0.8, seed=0):
     "n, expected",
     [
         (50, "double"),
-        (_bootstrap.DOUBLE_MAX_SAMPLES, "double"),
-        (_bootstrap.DOUBLE_MAX_SAMPLES + 1, "percentile"),
+        (DOUBLE_MAX_SAMPLES, "double"),
+        (DOUBLE_MAX_SAMPLES + 1, "percentile"),
     ],
 )
 def test_auto_is_the_double_bootstrap_up_to_the_switch(n, expected):
@@ -135,23 +135,6 @@ def test_double_bootstrap_of_constant_values_is_the_constant():
     )
     assert_allclose(result.confidence_interval, (0.5, 0.5), rtol=1e-15)
     assert result.method == "double"
-
-
-def test_shared_resamples_give_bootstrap_metrics_double_bootstrap():
-    from sklearn_selective.metrics._bootstrap import _SharedResamples
-
-    confidence, losses = _risk_problem(80)
-    shared = _SharedResamples(100, 5)
-    first = shared.add("aurc", None, None, confidence, loss=losses)
-    second = shared.add("augrc", None, None, confidence, loss=losses)
-    shared.run()
-    for index, name in ((first, "aurc"), (second, "augrc")):
-        alone = bootstrap_metric(
-            name, None, None, confidence, loss=losses, n_resamples=100, random_state=5
-        )
-        got = shared.result(index)
-        assert got.method == alone.method == "double"
-        assert tuple(got.confidence_interval) == tuple(alone.confidence_interval)
 
 
 @pytest.mark.slow
