@@ -172,7 +172,7 @@ def dask_exactness(n, chunk, compare_sort=False):
           f"{'numpy s':>8}")  # fmt: skip
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         Client(cluster),
     ):

@@ -63,7 +63,7 @@ def _cluster(memory_limit):
         threads_per_worker=1,
         processes=True,
         memory_limit=memory_limit,
-        dashboard_address=None,
+        dashboard_address=":0",
     )
 
 

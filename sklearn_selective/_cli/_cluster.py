@@ -57,8 +57,10 @@ def _client(address):
     if address == "local":
         with (
             _quiet_workers(),
+            # The dashboard on a free port: the default, 8787, warns where
+            # another cluster (the user's) already holds it.
             distributed.LocalCluster(
-                processes=False, dashboard_address=None
+                processes=False, dashboard_address=":0"
             ) as cluster,
             distributed.Client(cluster, set_as_default=False) as client,
         ):

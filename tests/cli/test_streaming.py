@@ -5,9 +5,12 @@ checks of a whole file hold for every batch (the CSV formats' corruptions are
 swept streamed in test_files_sweep.py).
 """
 
+import contextlib
 import io
 import json
+import socket
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -238,6 +241,23 @@ def test_dask_local_equals_in_memory(capsys, files):
         for source in (files / "parts", f"{files / 'parts'}/*.parquet"):
             got = _json(capsys, source, "--dask", "local", *options)
             _assert_same(got, expected)
+
+
+def test_dask_local_warns_nothing_where_the_default_dashboard_port_is_taken(
+    capsys, files
+):
+    # The user's own cluster holds 8787, Dask's default dashboard port.
+    pytest.importorskip("distributed")
+    with socket.socket() as taken:
+        # Already held by another process: the same situation.
+        with contextlib.suppress(OSError):
+            taken.bind(("", 8787))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = _json(
+                capsys, files / "parts", "--dask", "local", "--n-resamples", "0"
+            )
+    assert "aurc" in json.dumps(got)
 
 
 def test_dask_names_the_partition_of_a_bad_row(capsys, tmp_path):

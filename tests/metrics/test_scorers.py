@@ -324,7 +324,7 @@ def test_dask_backend_gives_the_same_search(data):
     local = search().fit(X, y)
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster),
         parallel_config(backend="dask"),
