@@ -29,7 +29,7 @@ SHARED_PRIVATE = {
     # The coverage and risk of one threshold (the working point a fit marks).
     "sklearn_selective.metrics._core._threshold_point",
     # One set of bootstrap resamples shared by the metrics of a prediction file.
-    "sklearn_selective.metrics._bootstrap",
+    "sklearn_selective.metrics._shared_resamples",
     # Several statistics bootstrapped on the same resamples (a cascade's report).
     "sklearn_selective.metrics._bootstrap_statistics",
     # The one registry of metrics (function, direction, needs), read by the
