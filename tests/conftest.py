@@ -2,6 +2,7 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+from threadpoolctl import threadpool_limits
 
 settings.register_profile(
     "default",
@@ -24,6 +25,11 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 def pytest_configure(config):
     if "not slow" in (config.getoption("markexpr") or "") and not os.environ.get("CI"):
         settings.load_profile("fast")
+    # Each pytest-xdist worker takes its share of the cores for BLAS and
+    # OpenMP, so that the workers' numpy threads do not oversubscribe them.
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers:
+        threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +39,7 @@ def client():
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

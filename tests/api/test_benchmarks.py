@@ -62,6 +62,8 @@ def benchmark_runs(request, tmp_path_factory):
 
 
 @pytest.mark.slow
+# One worker runs the scripts (its fixture starts every selected script).
+@pytest.mark.xdist_group("benchmarks")
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_benchmark_runs(script, benchmark_runs):
     result = benchmark_runs.result(script)

@@ -16,6 +16,8 @@ def example_runs(request, tmp_path_factory):
 
 
 @pytest.mark.slow
+# One worker runs the gallery (its fixture starts every selected script).
+@pytest.mark.xdist_group("gallery")
 @pytest.mark.parametrize("script", EXAMPLES, ids=[path.name for path in EXAMPLES])
 def test_example_runs(script, example_runs):
     result = example_runs.result(script.name)
