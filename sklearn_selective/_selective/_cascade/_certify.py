@@ -30,17 +30,19 @@ samples are i.i.d. draws of the answered population and each is wrong with
 probability the cascade's selective risk. Which stage answered a sample does
 not matter: the test is of the whole cascade's answered set, so no stage's
 calibration needs to be valid after the earlier stages' selection. Along
-each path the single model's fixed-sequence walks run from the label-free
-starts of :func:`risk_certified`; the risk level is split equally over the
-*distinct* paths (Bonferroni; :func:`distinct_paths`: two share
+each path, risk walks (the single model's fixed-sequence walks) run toward
+more coverage from label-free starts, and the risk level is split equally
+(Bonferroni) over the *distinct walks* only (:func:`risk_walks`): two share
 combinations whose earlier thresholds coincide, as with tied confidences,
-run the very same tests, so they are one walk and pay once), and with
-``max_abstention_rate`` the level is halved between the risk and the cap,
-whose walk (p-value ``P(Bin(N, 1 - cap) >= n)``) runs on each distinct path
-from full coverage down, also split over them. A configuration is certified
-when both of its walks reject; among them the most coverage wins (coverages
-within ``coverage_tolerance``, relative, of the most are tied), then the
-least expected cost, then the earlier path. Any certified configuration is
+are one path (:func:`distinct_paths`), and two starts that fall on the same
+point of a path (its earlier stages already answer more than both counts)
+are one walk; the same tests with the same outcomes fail together, so they
+pay once. With ``max_abstention_rate`` the level is halved between the risk
+and the cap, whose walk (p-value ``P(Bin(N, 1 - cap) >= n)``) runs on each
+distinct path from full coverage down, split over those paths. A
+configuration is certified when both of its walks reject; among them the
+most coverage wins (coverages within ``coverage_tolerance``, relative, of
+the most are tied), then the least expected cost, then the earlier path. Any certified configuration is
 covered by the guarantee, so the objective may trade coverage for cost
 without touching the level.
 """

@@ -220,7 +220,8 @@ class SelectiveCascade(
     after the earlier stages' selection is needed. The configurations lie on
     ``5 ** (n_stages - 1)`` label-free paths; along each, the fixed-sequence
     walks of :class:`SelectiveClassifier` run from label-free starts, the
-    level split over the paths, and with ``max_abstention_rate`` halved
+    level split over the distinct walks (two that test the same
+    configurations count once), and with ``max_abstention_rate`` halved
     between the risk and the cap (Bonferroni). The user guide writes the
     proof and ``benchmarks/bench_cascade.py`` measures it.
 
