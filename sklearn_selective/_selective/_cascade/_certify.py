@@ -42,9 +42,9 @@ and the cap, whose walk (p-value ``P(Bin(N, 1 - cap) >= n)``) runs on each
 distinct path from full coverage down, split over those paths. A
 configuration is certified when both of its walks reject; among them the
 most coverage wins (coverages within ``coverage_tolerance``, relative, of
-the most are tied), then the least expected cost, then the earlier path. Any certified configuration is
-covered by the guarantee, so the objective may trade coverage for cost
-without touching the level.
+the most are tied), then the least expected cost, then the earlier path.
+Any certified configuration is covered by the guarantee, so the objective
+may trade coverage for cost without touching the level.
 """
 
 import itertools
