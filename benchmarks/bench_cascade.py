@@ -13,7 +13,12 @@ stage 1 when ``s_1 >= t_1`` and else by stage 2 when ``s_2 >= t_2`` gives
 - strong-model calls ``t_1`` (share of samples that reach stage 2).
 
 The three-stage setting extends it (stage ``k`` is reached by ``t_1 ...
-t_{k-1}`` of the samples; the strong model is the last stage).
+t_{k-1}`` of the samples; the strong model is the last stage). In the
+*complementary* setting the strong model's confidence is ``1 - s_1``: the
+two stages are confident on different samples (every sample the cheap stage
+passes on is one the strong stage is sure of), so the cheap stage answering
+``1 - t_1`` leaves the strong stage ``min(1 - t_2, t_1)`` with errors
+``a_2 min(1 - t_2, t_1)**3 / 3``.
 
 Each cell draws ``--repeats`` validation sets, fits the cascade (both stages
 ``FrozenEstimator``) and the strong model alone (``SelectiveClassifier``) under
@@ -32,6 +37,16 @@ and reports
 - ``goal``: the goal of issue 38 met, coverage at least 0.95 of the strong
   model's alone with strong calls at most 0.5 (means over the draws).
 
+Each cell also prints the *oracle*, the population known: the most coverage
+at a population selective risk <= the target (and the cap) of the strong
+model alone and of the cascade with strong calls <= 0.5 (``n = inf``: what
+no sample size can beat); and, at the cell's ``n``, the most expected
+certified coverage (coverage times the probability that one binomial test
+at the full level certifies it; with a cap, the risk and the cap each at
+half the level) of one configuration chosen in advance, alone and for the
+cascade with strong calls <= 0.5. The latter is a reference, not a bound:
+a procedure that adapts to the draw can do better at small ``n``.
+
 Then the time to fit the thresholds on 1e5 validation samples beyond the
 models' predictions (the paths and the certification).
 
@@ -39,10 +54,12 @@ Run: ``python benchmarks/bench_cascade.py [--repeats 500]``
 """
 
 import argparse
+import itertools
 import warnings
 
 import numpy as np
 from _measure import best_cpu_time, best_time
+from scipy.stats import binom
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
@@ -84,23 +101,33 @@ def _stages(n_stages=2):
     ]
 
 
-def draw(rng, n, scales):
-    """``n`` samples: columns (prediction, s) of each stage, and the labels."""
+def draw(rng, n, scales, complementary=False):
+    """``n`` samples: columns (prediction, s) of each stage, and the labels
+    (``complementary``: two stages, ``s_2 = 1 - s_1``)."""
     y = rng.integers(0, 2, n)
     columns = []
+    first = None
     for scale in scales:
-        s = rng.random(n)
+        s = rng.random(n) if first is None or not complementary else 1 - first
+        first = s
         wrong = rng.random(n) < scale * (1 - s) ** 2
         columns += [np.where(wrong, 1 - y, y), s]
     return np.column_stack(columns), y
 
 
-def population(thresholds, scales):
+def population(thresholds, scales, complementary=False):
     """Population ``(coverage, risk, strong calls)`` of the cascade at MSP
     ``thresholds`` (``inf``: the stage passes everything on): stage ``k`` is
     reached with probability ``t_1 ... t_{k-1}`` and answers ``1 - t_k`` of
-    what reaches it, with errors ``a_k (1 - t_k)**3 / 3``."""
+    what reaches it, with errors ``a_k (1 - t_k)**3 / 3`` (``complementary``:
+    see the module docstring)."""
     t = np.clip(2 * (np.asarray(thresholds, dtype=float) - 0.5), 0, 1)
+    if complementary:
+        (t1, t2), (a1, a2) = t, scales
+        second = min(1 - t2, t1)
+        coverage = 1 - t1 + second
+        errors = (a1 * (1 - t1) ** 3 + a2 * second**3) / 3
+        return coverage, errors / coverage if coverage > 0 else 0.0, t1
     reach = np.concatenate([[1.0], np.cumprod(t)[:-1]])
     coverage = 1 - np.prod(t)
     errors = np.sum(reach * np.asarray(scales) * (1 - t) ** 3 / 3)
@@ -148,7 +175,7 @@ def _fit(n_stages, X, y, guarantee, tolerance):
         )
 
 
-def cell(n, scales, target, level, cap, repeats, seed, tolerances):
+def cell(n, scales, target, level, cap, repeats, seed, tolerances, complementary):
     """Per repetition: violation, population coverage and strong-model calls of
     the cascade (``coverage_tolerance`` 0 and each of ``tolerances``) and of
     the strong model alone (calls 1), and whether each certified nothing."""
@@ -160,7 +187,7 @@ def cell(n, scales, target, level, cap, repeats, seed, tolerances):
     }
     rows = []
     for _ in range(repeats):
-        X, y = draw(rng, n, scales)
+        X, y = draw(rng, n, scales, complementary)
         row = []
         for tol in (0.0, *tolerances, None):
             model = _fit(len(scales), X, y, guarantee, tol)
@@ -170,11 +197,15 @@ def cell(n, scales, target, level, cap, repeats, seed, tolerances):
                 else model.thresholds_
             )
             certified = bool(np.isfinite(thresholds).any())
-            coverage, risk, calls = population(thresholds, scales)
+            coverage, risk, calls = population(thresholds, scales, complementary)
             bad = _violated(coverage, risk, target, cap, certified)
             row += [bad, coverage, calls if certified else 1.0, not certified]
         rows.append(row)
     return np.array(rows, dtype=float).reshape(repeats, len(tolerances) + 2, 4)
+
+
+def _ratio(value, reference):
+    return f"{value / reference:.3f}" if reference > 0 else "(alone: 0)"
 
 
 def _rate(hits):
@@ -182,13 +213,62 @@ def _rate(hits):
     return f"{rate:.3f} ± {np.sqrt(rate * (1 - rate) / len(hits)):.3f}"
 
 
+# name, scales, target risk, confidence level, cap, complementary confidences
+NO, YES = (None, False), (None, True)  # no cap; independent or complementary
 SETTINGS = (
-    ("a=(0.2, 0.1), risk 0.05, 90%", (0.2, 0.1), 0.05, 0.90, None),
-    ("a=(0.3, 0.15), risk 0.05, 90%", (0.3, 0.15), 0.05, 0.90, None),
-    ("a=(0.6, 0.3), risk 0.05, 95%, cap 0.5", (0.6, 0.3), 0.05, 0.95, 0.5),
-    ("a=(0.3, 0.15), risk 0.02, 90%", (0.3, 0.15), 0.02, 0.90, None),
-    ("3 stages a=(0.4, 0.2, 0.1), risk 0.05, 90%", (0.4, 0.2, 0.1), 0.05, 0.90, None),
+    ("a=(0.2, 0.1), risk 0.05, 90%", (0.2, 0.1), 0.05, 0.90, None, False),
+    ("a=(0.3, 0.15), risk 0.05, 90%", (0.3, 0.15), 0.05, 0.90, None, False),
+    ("a=(0.6, 0.3), risk 0.05, 95%, cap 0.5", (0.6, 0.3), 0.05, 0.95, 0.5, False),
+    ("a=(0.3, 0.15), risk 0.02, 90%", (0.3, 0.15), 0.02, 0.90, None, False),
+    ("3 stages a=(0.4, 0.2, 0.1), risk 0.05, 90%", (0.4, 0.2, 0.1), 0.05, 0.9, *NO),
+    ("complementary a=(0.3, 0.15), risk 0.05, 90%", (0.3, 0.15), 0.05, 0.9, *YES),
 )
+
+
+def certified_probability(n, coverage, risk, target, alpha_risk, cap, alpha_cap):
+    """Probability that one binomial test at ``alpha_risk`` (and the cap's at
+    ``alpha_cap``) certifies each configuration of population ``coverage``
+    and ``risk`` from ``n`` validation samples: the answered count ``m`` is
+    ``Bin(n, coverage)``, the errors ``Bin(m, risk)``."""
+    m = np.arange(n + 1)
+    k = binom.ppf(alpha_risk, m, target)  # the most errors that still reject
+    k = np.where(binom.cdf(k, m, target) > alpha_risk, k - 1, k)
+    testable = k >= 0
+    if cap is not None:
+        testable &= binom.sf(m - 1, n, 1 - cap) <= alpha_cap
+    answered = binom.pmf(m, n, np.asarray(coverage)[:, None])
+    passed = binom.cdf(k, m, np.asarray(risk)[:, None])
+    return np.sum(np.where(testable, answered * passed, 0.0), axis=1)
+
+
+def oracle(n, scales, target, level, cap, complementary, points=41):
+    """The population known (see the module docstring), on a grid of
+    thresholds: ``(alone, cascade)`` most coverage at ``n = inf`` and the
+    most expected certified coverage of one configuration at ``n`` (the
+    cascade's with strong calls <= 0.5), and that configuration's calls."""
+    points = points if len(scales) == 2 else 17
+    axis = np.linspace(0, 1, points)
+    grid = np.array(list(itertools.product(axis, repeat=len(scales))))
+    values = np.array([population(0.5 + t / 2, scales, complementary) for t in grid])
+    coverage, risk, calls = values.T
+    alone = np.all(grid[:, :-1] == 1, axis=1)
+    cheap = calls <= 0.5 + 1e-9
+    feasible = risk <= target + 1e-12
+    if cap is not None:
+        feasible &= 1 - coverage <= cap + 1e-12
+    alpha = 1 - level
+    alpha_risk, alpha_cap = (alpha, None) if cap is None else (alpha / 2, alpha / 2)
+    expected = coverage * certified_probability(
+        n, coverage, risk, target, alpha_risk, cap, alpha_cap
+    )
+    best = np.flatnonzero(cheap)[np.argmax(expected[cheap])]
+    return (
+        coverage[alone & feasible].max(initial=0.0),
+        coverage[cheap & feasible].max(initial=0.0),
+        expected[alone].max(),
+        expected[best],
+        calls[best],
+    )
 
 
 def bench(repeats, sizes, tolerances):
@@ -205,14 +285,16 @@ def bench(repeats, sizes, tolerances):
     )
     met = dict.fromkeys(names[:-1], 0)
     seed = 0
-    for name, scales, target, level, cap in SETTINGS:
+    for name, scales, target, level, cap, complementary in SETTINGS:
         for n in sizes:
             seed += 1
-            rows = cell(n, scales, target, level, cap, repeats, seed, tolerances)
-            alone = max(rows[:, -1, 1].mean(), 1e-12)
+            rows = cell(
+                n, scales, target, level, cap, repeats, seed, tolerances, complementary
+            )
+            alone = rows[:, -1, 1].mean()
             for i, model in enumerate(names):
                 bad, coverage, calls, nothing = rows[:, i].T
-                ratio = coverage.mean() / alone
+                ratio = coverage.mean() / alone if alone > 0 else np.inf
                 goal = i < len(names) - 1 and ratio >= 0.95 and calls.mean() <= 0.5
                 if goal:
                     met[model] += 1
@@ -222,6 +304,16 @@ def bench(repeats, sizes, tolerances):
                     f"{calls.mean():>12.3f} {_rate(nothing):>13} "
                     f"{'yes' if goal else '':>4}"
                 )
+            pop_alone, pop_cascade, one_alone, one_cascade, calls = oracle(
+                n, scales, target, level, cap, complementary
+            )
+            print(
+                f"{name:>44} {n:>5} {'oracle':>16} coverage at n=inf: alone "
+                f"{pop_alone:.3f}, cascade (calls <= 0.5) {pop_cascade:.3f}; one "
+                f"test at n: alone {one_alone:.3f}, cascade {one_cascade:.3f} "
+                f"(calls {calls:.3f}), {_ratio(one_cascade, alone)} of the strong "
+                "model alone's"
+            )
     n_cells = len(SETTINGS) * len(sizes)
     print(
         "\nGoal (coverage >= 0.95 of the strong model alone's, strong calls <= "

@@ -1,4 +1,4 @@
-"""SelectiveCascade: the estimator (fit, the decision, scikit-learn's API)."""
+"""SelectiveCascade: the estimator (fit, its policies and scikit-learn's API)."""
 
 import numpy as np
 import pytest
@@ -40,30 +40,6 @@ def fitted(data):
     ).fit(X, y)
 
 
-def test_the_first_stage_that_accepts_answers(fitted, data):
-    _, _, X_test, _ = data
-    cheap, strong = fitted.estimators_
-    p_cheap, p_strong = cheap.predict_proba(X_test), strong.predict_proba(X_test)
-    c_cheap, c_strong = p_cheap.max(axis=1), p_strong.max(axis=1)
-    by_cheap = c_cheap >= fitted.thresholds_[0]
-    by_strong = ~by_cheap & (c_strong >= fitted.thresholds_[1])
-    expected = np.where(by_cheap, "nb", np.where(by_strong, "lr", "person"))
-    decision = fitted.decide(X_test)
-    np.testing.assert_array_equal(fitted.predict_stage(X_test), expected)
-    np.testing.assert_array_equal(decision.stage, expected)
-    np.testing.assert_array_equal(decision.accepted, by_cheap | by_strong)
-    np.testing.assert_array_equal(fitted.predict_accept(X_test), by_cheap | by_strong)
-    labels = fitted.classes_
-    y_pred = np.where(
-        by_cheap, labels[p_cheap.argmax(axis=1)], labels[p_strong.argmax(axis=1)]
-    )
-    np.testing.assert_array_equal(fitted.predict(X_test), y_pred)
-    np.testing.assert_array_equal(decision.y_pred, y_pred)
-    confidence = np.where(by_cheap, c_cheap, c_strong)
-    np.testing.assert_allclose(fitted.confidence_score(X_test), confidence)
-    assert not decision.novel.any()
-
-
 def test_fitted_numbers_agree(fitted):
     share = fitted.stage_share_
     assert share.shape == (3,)
@@ -85,28 +61,6 @@ def test_fitted_numbers_agree(fitted):
     assert fitted.policy_ == "target_coverage"
     assert fitted.n_features_in_ == 10
     assert set(fitted.named_estimators_) == {"nb", "lr"}
-
-
-def test_reject_label_names_the_person(data):
-    X, y, X_test, _ = data
-    cascade = SelectiveCascade(
-        _stages(), target_coverage=0.7, reject_label=-1, random_state=0
-    ).fit(X, y)
-    stage = cascade.predict_stage(X_test)
-    y_pred = cascade.predict(X_test)
-    person = ~cascade.predict_accept(X_test)
-    assert person.any()
-    assert (y_pred[person] == -1).all() and (y_pred[~person] != -1).all()
-    assert (stage[person] == -1).all()
-    with pytest.raises(ValueError, match="reject_label=0 is not usable"):
-        SelectiveCascade(_stages(), reject_label=0).fit(X, y)
-
-
-def test_score_is_the_accuracy_of_the_answers(fitted, data):
-    _, _, X_test, y_test = data
-    accepted = fitted.predict_accept(X_test)
-    expected = np.mean(fitted.predict(X_test)[accepted] == y_test[accepted])
-    assert fitted.score(X_test, y_test) == pytest.approx(expected)
 
 
 def test_empirical_risk_policy(data):
@@ -270,36 +224,3 @@ def test_metadata_routing_of_sample_weight(data):
         assert cascade.coverage_ > 0
     with pytest.raises(ValueError, match="metadata routing"):
         SelectiveCascade(_stages()).fit(X, y, foo=1)
-
-
-def test_predict_proba_is_the_answering_stages(fitted, data):
-    X = data[2]
-    stage = fitted.predict_stage(X)
-    proba = fitted.predict_proba(X)
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    names = [name for name, _ in fitted.estimators]
-    for k, (name, estimator) in enumerate(zip(names, fitted.estimators_, strict=True)):
-        rows = stage == name
-        if k == len(fitted.estimators_) - 1:
-            rows |= ~fitted.predict_accept(X)  # a person's: the last stage's
-        if rows.any():
-            np.testing.assert_array_equal(proba[rows], estimator.predict_proba(X[rows]))
-    from sklearn.svm import LinearSVC
-
-    assert not hasattr(SelectiveCascade([("svm", LinearSVC())]), "predict_proba")
-
-
-def test_the_monitor_reads_a_cascade(fitted, data):
-    """Issue 38: the monitor watches a cascade as it watches a selective
-    classifier: each chunk's coverage is the cascade's predict_accept, and
-    the label-free estimates read the answering stages' probabilities."""
-    from sklearn_selective import PerformanceMonitor
-
-    X, y, X_new, _ = data
-    monitor = PerformanceMonitor(fitted, n_resamples=50, random_state=0)
-    result = monitor.fit(X[::2], y[::2]).estimate(X_new, n_chunks=2)
-    frame = result.to_frame()
-    halves = np.array_split(fitted.predict_accept(X_new), 2)
-    np.testing.assert_allclose(frame["coverage"], [h.mean() for h in halves])
-    assert np.isfinite(frame["accuracy"]).all()
-    assert np.isfinite(frame["selective_accuracy"]).all()

@@ -16,6 +16,8 @@ from sklearn_selective._selective._cascade._certify import (
     GuaranteePolicy,
     RiskPolicy,
     cascade_paths,
+    distinct_paths,
+    risk_walks,
 )
 from sklearn_selective._selective._curve import _ValidationCurve
 from sklearn_selective.exceptions import GuaranteeNotMetWarning
@@ -111,17 +113,63 @@ def test_one_stage_is_the_selective_classifier_guarantee(cap):
     assert cascade.risk_bound_ == pytest.approx(single.risk_bound_, rel=1e-12)
 
 
-def test_levels_split_over_paths_and_constraints():
-    assert GuaranteePolicy(0.05, 0.9).levels(5) == pytest.approx((0.02, None))
-    assert GuaranteePolicy(0.05, 0.9, 0.3).levels(5) == pytest.approx((0.01, 0.01))
+def test_levels_split_over_constraints_then_walks():
+    assert GuaranteePolicy(0.05, 0.9).levels() == pytest.approx((0.1, None))
+    assert GuaranteePolicy(0.05, 0.9, 0.3).levels() == pytest.approx((0.05, 0.05))
+
+
+def test_walks_that_start_at_the_same_point_are_one():
+    """1000 samples, target 0.05, alpha 0.1, five paths: at 15 walks each
+    path's starts are 98, 294 and 882 answered samples, and a path whose
+    earlier stages answer 400 at its first point starts the walks of 98 and
+    294 there, one walk: 12 distinct walks, at level 0.1 / 12 (0.1 / 15 when
+    every start counted)."""
+    rng = np.random.default_rng(7)
+    s, losses = _draw(rng, 1000, (0.3, 0.15))
+    paths = cascade_paths(s, losses, np.ones(1000), [1.0, 1.0])
+    starts, level = risk_walks([p.curve for p in paths], 0.05, 0.1)
+    assert [len(p) for p in starts] == [3, 3, 2, 2, 2]
+    assert level == pytest.approx(0.1 / 12)
+    assert starts[3][0] == 0  # the earlier stages' answers only
+    for path, start in zip(paths, starts, strict=True):
+        counts = path.curve.accepted_weight[start]
+        assert np.all(np.diff(counts) > 0)
+    # one path with no earlier stage: the single model's starts and level
+    single = risk_walks([paths[0].curve], 0.05, 0.1)
+    assert single[1] == pytest.approx(0.1 / 3)
+
+
+def test_the_level_is_split_over_distinct_paths_only():
+    """A cheap stage with two distinct confidences: every share above 0 gives
+    the same threshold (its top value), so the five paths are two walks and
+    each gets half the level, not a fifth."""
+    rng = np.random.default_rng(6)
+    s, losses = _draw(rng, 2000, (0.2, 0.1))
+    s[:, 0] = np.where(s[:, 0] > 0.2, 0.9, 0.1)
+    paths = cascade_paths(s, losses, np.ones(2000), [1.0, 1.0])
+    assert distinct_paths(paths).tolist() == [0, 1, 1, 1, 1]
+    policy = GuaranteePolicy(0.05, 0.9)
+    chosen, fits = policy.select(paths)
+    starts, level = risk_walks([p.curve for p in paths[:2]], 0.05, 0.1)
+    assert 0.1 / level >= sum(len(p) for p in starts) - 1e-9  # Bonferroni
+    once = [
+        policy.certify(p, st, level, None) for p, st in zip(paths, starts, strict=False)
+    ]
+    assert fits[0].risk_bound == pytest.approx(once[0].risk_bound, rel=1e-12)
+    assert all(f is fits[1] for f in fits[2:])  # one walk, certified once
+    assert (fits[1] is None) == (once[1] is None)
+    assert chosen.coverage == max(f.coverage for f in once if f is not None)
+    independent = _draw(np.random.default_rng(6), 2000, (0.2, 0.1))
+    assert distinct_paths(
+        cascade_paths(*independent, np.ones(2000), [1.0, 1.0])
+    ).tolist() == [0, 1, 2, 3, 4]
 
 
 def test_the_objective_most_coverage_then_least_cost():
     rng = np.random.default_rng(4)
     s, losses = _draw(rng, 3000, (0.2, 0.1))
     paths = cascade_paths(s, losses, np.ones(3000), [1.0, 10.0])
-    fits = [GuaranteePolicy(0.05, 0.9).certify(p, 0.1 / 5, None) for p in paths]
-    chosen = GuaranteePolicy(0.05, 0.9).select(paths)[0]
+    chosen, fits = GuaranteePolicy(0.05, 0.9).select(paths)
     most = max(f.coverage for f in fits if f is not None)
     assert chosen.coverage == most
     tolerant = GuaranteePolicy(0.05, 0.9, coverage_tolerance=0.2).select(paths)[0]
@@ -138,7 +186,7 @@ def test_nothing_certified_warns_and_abstains():
     rng = np.random.default_rng(5)
     s, losses = _draw(rng, 400, (0.9, 0.9))
     paths = cascade_paths(s, losses, np.ones(400), [1.0, 1.0])
-    with pytest.warns(GuaranteeNotMetWarning, match="5 paths"):
+    with pytest.warns(GuaranteeNotMetWarning, match="5 distinct paths"):
         fit = GuaranteePolicy(0.01, 0.9).select(paths)[0]
     assert np.isinf(fit.thresholds).all() and fit.coverage == 0.0
     assert fit.stage_share[-1] == 1.0 and fit.expected_cost == 2.0

@@ -30,16 +30,21 @@ samples are i.i.d. draws of the answered population and each is wrong with
 probability the cascade's selective risk. Which stage answered a sample does
 not matter: the test is of the whole cascade's answered set, so no stage's
 calibration needs to be valid after the earlier stages' selection. Along
-each path the single model's fixed-sequence walks run from the label-free
-starts of :func:`risk_certified`; the risk level is split equally over the
-paths (Bonferroni), and with ``max_abstention_rate`` the level is halved
-between the risk and the cap, whose walk (p-value ``P(Bin(N, 1 - cap) >=
-n)``) runs on each path from full coverage down, also split over the paths.
-A configuration is certified when both of its walks reject; among them the
-most coverage wins (coverages within ``coverage_tolerance``, relative, of the
-most are tied), then the least expected cost, then the earlier path. Any
-certified configuration is covered by the guarantee, so the objective may
-trade coverage for cost without touching the level.
+each path, risk walks (the single model's fixed-sequence walks) run toward
+more coverage from label-free starts, and the risk level is split equally
+(Bonferroni) over the *distinct walks* only (:func:`risk_walks`): two share
+combinations whose earlier thresholds coincide, as with tied confidences,
+are one path (:func:`distinct_paths`), and two starts that fall on the same
+point of a path (its earlier stages already answer more than both counts)
+are one walk; the same tests with the same outcomes fail together, so they
+pay once. With ``max_abstention_rate`` the level is halved between the risk
+and the cap, whose walk (p-value ``P(Bin(N, 1 - cap) >= n)``) runs on each
+distinct path from full coverage down, split over those paths. A
+configuration is certified when both of its walks reject; among them the
+most coverage wins (coverages within ``coverage_tolerance``, relative, of
+the most are tied), then the least expected cost, then the earlier path.
+Any certified configuration is covered by the guarantee, so the objective
+may trade coverage for cost without touching the level.
 """
 
 import itertools
@@ -53,10 +58,12 @@ from ..._utils._warnings import warn
 from ...exceptions import GuaranteeNotMetWarning, TooFewSamplesError
 from .._curve import _RELATIVE_TOLERANCE, _ValidationCurve
 from .._guarantees import (
+    START_RATIO,
     cap_certified,
     clopper_pearson_upper,
     min_samples_for_guarantee,
-    risk_certified,
+    risk_p_values,
+    walk,
 )
 
 # Shares of the samples reaching an earlier stage that the stage answers, one
@@ -171,6 +178,57 @@ def cascade_paths(confidence, losses, weights, stage_costs, shares=STAGE_SHARES)
     ]
 
 
+def distinct_paths(paths):
+    """For each path, the index of the first path with the same earlier
+    thresholds: those two answer the same validation samples by the same
+    stages at every point, so they test the same hypotheses with the same
+    p-values, one walk (label-free: the thresholds are read from the
+    confidences)."""
+    earlier = np.array([path.earlier for path in paths]).reshape(len(paths), -1)
+    _, first, inverse = np.unique(
+        earlier, axis=0, return_index=True, return_inverse=True
+    )
+    return first[inverse.ravel()]
+
+
+def _start_counts(n_samples, target_risk, level, ratio):
+    """Answered-sample counts where the risk walks of one path start: ``m0,
+    ratio m0, ratio**2 m0, ...`` up to ``n_samples``, ``m0`` the fewest
+    answered samples at which no error rejects at ``level`` (only
+    ``n_samples`` when ``m0`` is more), as for a single model."""
+    m0 = math.ceil(math.log(level) / math.log1p(-target_risk))
+    if m0 >= n_samples:
+        return [n_samples]
+    counts = [m0]
+    while counts[-1] * ratio <= n_samples:
+        counts.append(counts[-1] * ratio)
+    return [min(n_samples, math.ceil(count)) for count in counts]
+
+
+def risk_walks(curves, target_risk, alpha_risk, ratio=START_RATIO):
+    """``(starts, level)``: the distinct start indices of the risk walks on
+    each curve, and the level of every walk. With ``w`` walks in all, each
+    is at ``alpha_risk / w`` and its starts are the points where the curve
+    first reaches the counts of :func:`_start_counts` at that level; two
+    counts reaching the same point (the earlier stages of a path answer more
+    than both at its first point) start one walk, not two. ``w`` is the
+    smallest number at which the distinct starts number at most ``w``: label
+    free (the curves' answered counts only), and the walks share
+    ``alpha_risk`` by Bonferroni."""
+    n_samples = round(curves[0].total_weight)
+    n_walks = len(curves)
+    while True:
+        level = alpha_risk / n_walks
+        counts = np.array(_start_counts(n_samples, target_risk, level, ratio))
+        starts = [
+            np.unique(np.searchsorted(curve.accepted_weight, counts - 0.5))
+            for curve in curves
+        ]
+        if sum(s.shape[0] for s in starts) <= n_walks:
+            return starts, level
+        n_walks += 1
+
+
 def _best(candidates, coverage_tolerance=0.0):
     """Most coverage, then least expected cost, then the first path: the
     coverages within ``coverage_tolerance`` (relative) of the most are tied."""
@@ -269,12 +327,13 @@ class GuaranteePolicy:
         self.max_abstention_rate = max_abstention_rate
         self.coverage_tolerance = coverage_tolerance
 
-    def levels(self, n_paths):
-        """``(alpha_risk, alpha_cap)`` of each path."""
+    def levels(self):
+        """``(alpha_risk, alpha_cap)``: the level of the risk walks together
+        and of the cap walks together (Bonferroni over the two constraints)."""
         alpha = 1.0 - self.confidence_level
         if self.max_abstention_rate is None:
-            return alpha / n_paths, None
-        return alpha / 2 / n_paths, alpha / 2 / n_paths
+            return alpha, None
+        return alpha / 2, alpha / 2
 
     def _check_enough_samples(self, n_samples, alpha_risk):
         needed = min_samples_for_guarantee(self.target_risk, 1.0 - alpha_risk, 1)
@@ -284,33 +343,52 @@ class GuaranteePolicy:
                 f"confidence_level={self.confidence_level} cannot be certified "
                 f"from {n_samples} validation samples: even with no error at all, "
                 f"at least {needed} are needed (the level is split over "
-                "the cascade's paths). Use more validation data (a larger cv "
-                "fraction or held-out set), a larger target_risk or a smaller "
+                "the cascade's distinct paths). Use more validation data (a larger "
+                "cv fraction or held-out set), a larger target_risk or a smaller "
                 "confidence_level.",
                 needed,
             )
 
-    def certify(self, path, alpha_risk, alpha_cap):
-        """The certified fit of most coverage on ``path``, or None."""
-        best, level = risk_certified(path.curve, self.target_risk, alpha_risk)
-        if best is None:
+    def certify(self, path, starts, level, alpha_cap):
+        """The certified fit of most coverage on ``path`` from the risk walks
+        at ``starts`` (indices on the path), each at ``level``, and the cap
+        walk at ``alpha_cap``; or None."""
+        curve = path.curve
+        p_values = risk_p_values(
+            curve.accepted_loss, curve.accepted_weight, self.target_risk
+        )
+        ends = [walk(p_values, level, start, +1) for start in starts]
+        ends = [end for end in ends if end is not None]
+        if not ends:
             return None
+        best = max(ends)
         if alpha_cap is not None:
-            lowest = cap_certified(path.curve, self.max_abstention_rate, alpha_cap)
+            lowest = cap_certified(curve, self.max_abstention_rate, alpha_cap)
             if lowest is None or best < lowest:
                 return None
         bound = clopper_pearson_upper(
-            round(path.curve.accepted_loss[best]),
-            round(path.curve.accepted_weight[best]),
-            level,
+            round(curve.accepted_loss[best]), round(curve.accepted_weight[best]), level
         )
         return path.fit(best, risk_bound=float(bound))
 
     def select(self, paths):
-        alpha_risk, alpha_cap = self.levels(len(paths))
-        self._check_enough_samples(round(paths[0].curve.total_weight), alpha_risk)
-        candidates = [self.certify(path, alpha_risk, alpha_cap) for path in paths]
-        certified = [fit for fit in candidates if fit is not None]
+        first = distinct_paths(paths)
+        distinct = np.unique(first)
+        alpha_risk, alpha_cap = self.levels()
+        n_samples = round(paths[0].curve.total_weight)
+        self._check_enough_samples(n_samples, alpha_risk / distinct.shape[0])
+        starts, level = risk_walks(
+            [paths[j].curve for j in distinct], self.target_risk, alpha_risk
+        )
+        if alpha_cap is not None:
+            alpha_cap = alpha_cap / distinct.shape[0]
+        fits = {
+            j: self.certify(paths[j], path_starts, level, alpha_cap)
+            for j, path_starts in zip(distinct, starts, strict=True)
+        }
+        candidates = [fits[j] for j in first]
+        certified = [fits[j] for j in distinct if fits[j] is not None]
+        n_distinct = distinct.shape[0]
         best = _best(certified, self.coverage_tolerance)
         if best is None:
             cap = (
@@ -321,10 +399,11 @@ class GuaranteePolicy:
             warn(
                 f"No configuration of the cascade certifies a selective risk <= "
                 f"{self.target_risk}{cap} with confidence_level="
-                f"{self.confidence_level} on this validation data ({len(paths)} "
-                "paths, the level split over them). More validation data, a "
-                "larger target_risk or a smaller confidence_level may certify "
-                "one. The cascade abstains on every sample (thresholds_ = inf).",
+                f"{self.confidence_level} on this validation data ({n_distinct} "
+                "distinct paths, the level split over their walks). More "
+                "validation data, a larger target_risk or a smaller "
+                "confidence_level may certify one. The cascade abstains on "
+                "every sample (thresholds_ = inf).",
                 GuaranteeNotMetWarning,
             )
             return _abstain(paths, risk_bound=math.nan), candidates
