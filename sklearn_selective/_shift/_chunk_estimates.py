@@ -5,7 +5,7 @@ import numpy as np
 
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
 from .._utils._intervals import percentile_interval
-from ._importance_weights import FEW_FAILURES, failure_floor_interval
+from ._failure_floor import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval

@@ -4,7 +4,7 @@ intervals and the Jeffreys floor."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.stats import betabinom, norm
+from scipy.stats import norm
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 
@@ -12,7 +12,6 @@ from sklearn_selective import PerformanceMonitor
 from sklearn_selective._shift._density_ratio import density_ratio
 from sklearn_selective._shift._importance_weights import (
     ImportanceWeightedCBPE,
-    failure_floor_interval,
     weighted_calibration,
 )
 
@@ -246,20 +245,6 @@ def test_no_failure_on_the_reference_gives_a_nonzero_interval():
         widths[floor] = result.accuracy_upper - result.accuracy_lower
     assert widths[True] > 0.005
     assert widths[True] > widths[False]
-
-
-def test_failure_floor_interval_is_the_beta_binomial_hull():
-    predictive = betabinom(200, 0.5, 400.5)
-    low, high = failure_floor_interval(1.0, 1.0, 200, 0, 400, 0.95)
-    assert high == 1.0
-    assert low == pytest.approx(1 - predictive.ppf(0.975) / 200)
-    # an interval already wider is kept
-    assert failure_floor_interval(0.5, 1.0, 200, 0, 400, 0.95) == (0.5, 1.0)
-    # NaN interval: the floor alone
-    low, high = failure_floor_interval(np.nan, np.nan, 50, 4, 400, 0.9)
-    assert 0.8 < low < high <= 1.0
-    # nothing to say without samples
-    assert failure_floor_interval(0.9, 0.95, 0, 0, 400, 0.95) == (0.9, 0.95)
 
 
 @pytest.mark.parametrize(
