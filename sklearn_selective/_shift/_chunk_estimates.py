@@ -31,6 +31,9 @@ class ChunkTable:
         self.chosen = np.full(n_chunks, "", dtype=object)
         self.priors = np.full((n_chunks, n_classes), np.nan)
         self.drifts = [None] * n_chunks  # FeatureDrift of each chunk's inputs
+        # The density ratio at each reference sample of a re-weighted chunk
+        # (None for the others): its per-class values use the same weights.
+        self.ratios = [None] * n_chunks
 
     def alerted_by(self):
         """Per chunk, the tuple of signals that alerted: the estimates outside

@@ -126,7 +126,15 @@ def _gather(rows, n_classes):
     for c, row in enumerate(rows):
         for name, values in table.values.items():
             values[c] = row.values[name][c]
-        for name in ("bands", "reasons", "fired", "chosen", "priors", "drifts"):
+        for name in (
+            "bands",
+            "reasons",
+            "fired",
+            "chosen",
+            "priors",
+            "drifts",
+            "ratios",
+        ):
             getattr(table, name)[c] = getattr(row, name)[c]
     return table
 
