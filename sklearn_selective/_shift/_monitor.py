@@ -93,7 +93,7 @@ class PerformanceMonitor(BaseEstimator):
           the other chunks (and without a ``drift_estimator``)
           ``"calibrated_ac"``. ``chunk_method`` of the result says which. In
           ``benchmarks/bench_estimates.py`` the re-weighting lowered its
-          mean error over 12 covariate shifts by a fifth, and in
+          mean error over 12 covariate shifts by an eighth, and in
           ``benchmarks/bench_monitor.py`` it errs a third to a tenth as much
           as ``"calibrated_ac"`` under label shift (see the user guide);
         - ``"calibrated_ac"``: the probability of the predicted class,
