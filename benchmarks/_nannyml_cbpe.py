@@ -2,10 +2,25 @@
 
 NannyML is not a dependency of sklearn-selective; install it in its own
 environment (``pip install nannyml statsmodels``: nannyml 0.13.1 imports
-statsmodels without declaring it). ``available()`` tells whether it imports,
-and ``cbpe_accuracy`` returns NannyML's estimated accuracy of a whole target
-set, fitted on a labelled reference set, to set beside the method ``"cbpe"`` of
-``PerformanceMonitor`` (our re-implementation of its calibration).
+statsmodels without declaring it). To keep the project's environment as it
+is and still share its numpy, scipy, scikit-learn and pandas (so that both
+sides see the same predictions), a venv that reads the project's
+site-packages through a ``.pth`` file works (how issue 37's numbers were
+made)::
+
+    python -m venv /tmp/nml-venv
+    python -c "import site; print(site.getsitepackages()[0])" > project.pth
+    mv project.pth /tmp/nml-venv/lib/python3.11/site-packages/
+    /tmp/nml-venv/bin/python -m pip install nannyml==0.13.1 statsmodels
+    PYTHONPATH=. /tmp/nml-venv/bin/python benchmarks/bench_estimates.py
+
+(pip then installs only what the project's environment lacks; nannyml 0.13.1
+accepts numpy 2.4, scipy 1.17, scikit-learn 1.9 and pandas 3.1.)
+
+``available()`` tells whether it imports, and ``cbpe_accuracy`` returns
+NannyML's estimated accuracy of a whole target set, fitted on a labelled
+reference set, to set beside the method ``"cbpe"`` of ``PerformanceMonitor``
+(our re-implementation of its calibration).
 
 NannyML's multiclass CBPE calibrates each class's probability one-vs-rest with
 isotonic regression on the reference set (when cross-validation says it helps),

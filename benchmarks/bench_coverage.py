@@ -21,6 +21,10 @@ guide page "What each interval covers" quotes these numbers.
   ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
   accuracy, how often the ``expected_*`` intervals cover the population
   accuracy, and the rate of false alerts per chunk.
+- ``importance_weighted``: ``PerformanceMonitor(method="importance_weighted")``
+  at 50 and 200 chunk samples, without shift and with the first feature moved
+  by one (a covariate shift): how often its realised-value intervals cover the
+  chunk's realised accuracy and selective accuracy.
 - ``cascade_report``: ``SelectiveCascade.report`` of a fixed fitted cascade
   (two stages of known risk at every threshold): how often each number's
   default interval covers its population value, at 200 evaluation samples.
@@ -302,8 +306,11 @@ class _Population:
         proba = np.exp(logits - logits.max(axis=1, keepdims=True))
         return proba / proba.sum(axis=1, keepdims=True)
 
-    def draw(self, rng, n):
+    def draw(self, rng, n, move=0.0):
+        """``n`` samples; ``move`` shifts the first feature (a covariate
+        shift: the labels follow ``P(y | x)``)."""
         X = rng.normal(size=(n, 5))
+        X[:, 0] += move
         y = (rng.random((n, 1)) > self.proba(X).cumsum(axis=1)).sum(axis=1)
         return X, y
 
@@ -358,6 +365,54 @@ def bench_monitor(repeats, n_resamples, scale=1.0):
 
 
 COST_MATRIX = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+
+
+def importance_weighted_hits(n_chunk, move, repeats, n_resamples, seed=0):
+    """Whether the realised-value intervals of ``method="importance_weighted"``
+    cover the chunk's realised accuracy and selective accuracy, per repeat:
+    a fresh reference of 2000 and a fresh chunk of ``n_chunk`` each time,
+    the chunk's first feature moved by ``move`` (no input signals)."""
+    population = _Population(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = LogisticRegression().fit(*population.draw(rng, 500))
+    clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.7)
+    clf.fit(*population.draw(rng, 2000))
+    hits = []
+    for repeat in range(repeats):
+        X_ref, y_ref = population.draw(rng, 2000)
+        X, y = population.draw(rng, n_chunk, move)
+        monitor = PerformanceMonitor(
+            clf,
+            method="importance_weighted",
+            novelty_detector=None,
+            drift_estimator=None,
+            n_resamples=n_resamples,
+            random_state=repeat,
+        )
+        r = monitor.fit(X_ref, y_ref).estimate(X).with_labels(y)
+        hits.append(
+            [
+                getattr(r, f"{name}_lower")[0]
+                <= getattr(r, f"realised_{name}")[0]
+                <= getattr(r, f"{name}_upper")[0]
+                for name in ("accuracy", "selective_accuracy")
+            ]
+        )
+    return np.asarray(hits, dtype=bool)
+
+
+def bench_importance_weighted(repeats, n_resamples):
+    print(
+        '\nPerformanceMonitor(method="importance_weighted"): coverage of the '
+        "realised-value intervals (confidence_level = 0.95), reference 2000, "
+        "covariate shift = first feature moved by 1"
+    )
+    print(f"{'shift':>10} {'n_chunk':>8}  {'accuracy':>14}  {'selective':>14}")
+    for move, label in ((0.0, "none"), (1.0, "move +1")):
+        for n_chunk in (50, 200):
+            hits = importance_weighted_hits(n_chunk, move, repeats, n_resamples)
+            cells = [_rate(hits[:, k]) for k in (0, 1)]
+            print(f"{label:>10} {n_chunk:>8}  " + "  ".join(f"{c:>14}" for c in cells))
 
 
 def _label_shifted(population, rng, n, priors):
@@ -540,6 +595,7 @@ def main():
             "failures",
             "groups",
             "monitor",
+            "importance_weighted",
             "per_class",
             "cascade_report",
         ],
@@ -561,6 +617,10 @@ def main():
     if options.only in (None, "monitor"):
         bench_monitor(
             options.repeats, min(options.n_resamples, 200), options.monitor_scale
+        )
+    if options.only in (None, "importance_weighted"):
+        bench_importance_weighted(
+            min(options.repeats, 400), min(options.n_resamples, 200)
         )
     if options.only in (None, "per_class"):
         bench_class_estimates(

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
 from .._utils._intervals import percentile_interval
-from ._importance_weights import FEW_FAILURES, failure_floor_interval
+from ._failure_floor import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
@@ -31,6 +31,9 @@ class ChunkTable:
         self.chosen = np.full(n_chunks, "", dtype=object)
         self.priors = np.full((n_chunks, n_classes), np.nan)
         self.drifts = [None] * n_chunks  # FeatureDrift of each chunk's inputs
+        # The density ratio at each reference sample of a re-weighted chunk
+        # (None for the others): its per-class values use the same weights.
+        self.ratios = [None] * n_chunks
 
     def alerted_by(self):
         """Per chunk, the tuple of signals that alerted: the estimates outside

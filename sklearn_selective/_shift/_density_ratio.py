@@ -122,6 +122,18 @@ def _take(X, rows):
     return X[rows]
 
 
+def _clipped_ratio(log_ratio, max_ratio):
+    """``exp(log_ratio)`` clipped to ``[1 / max_ratio, max_ratio]``, the
+    clipped values set to the bounds exactly (``exp(log(20))`` is
+    ``19.999999999999996``: a sample at the clip must compare equal to it,
+    or :attr:`DensityRatio.clipped_share` misses it)."""
+    bound = np.log(max_ratio)
+    ratio = np.exp(np.clip(log_ratio, -bound, bound))
+    ratio[log_ratio >= bound] = max_ratio
+    ratio[log_ratio <= -bound] = 1.0 / max_ratio
+    return ratio
+
+
 def density_ratio(
     reference_features,
     chunk_features,
@@ -226,9 +238,5 @@ def density_ratio(
                 fitted.predict_proba(_take(features, rows))[:, 1], _EPS, 1 - _EPS
             )
             log_odds[side][rows] = np.log(proba) - np.log1p(-proba) + prior
-    bound = np.log(max_ratio)
-    reference_ratio, chunk_ratio = (
-        np.clip(np.exp(np.clip(values, -bound, bound)), 1.0 / max_ratio, max_ratio)
-        for values in log_odds
-    )
+    reference_ratio, chunk_ratio = (_clipped_ratio(v, max_ratio) for v in log_odds)
     return DensityRatio(reference_ratio, chunk_ratio, float(max_ratio))

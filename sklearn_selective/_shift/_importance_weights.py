@@ -33,11 +33,8 @@ recall among the accepted samples use the same weights with one calibration
 per predicted class.
 
 No failure on the reference (every accepted reference sample right) makes
-every isotonic fit equal to one and every bootstrap interval zero wide.
-:func:`failure_floor_interval` widens an interval to the predictive interval
-of the chunk's failures under a Jeffreys prior on the failure rate (Beta-
-binomial), so that an interval never claims more than the reference's
-failure count supports.
+every isotonic fit equal to one and every bootstrap interval zero wide; the
+intervals are widened by :func:`._failure_floor.failure_floor_interval`.
 
 References
 ----------
@@ -56,12 +53,13 @@ References
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import betabinom, norm
+from scipy.stats import norm
 from sklearn.utils import check_random_state
 
 # The package's isotonic calibrations under rows of weights (one room each).
 from ..confidence._calibrators import IsotonicColumn, OneVsRest
 from ._density_ratio import DensityRatio, _as_features, density_ratio
+from ._failure_floor import failure_floor_interval
 
 
 # ----------------------------------------------------------------------------
@@ -106,66 +104,6 @@ def _mean_weights(grid, values):
     size = grid.shape[0]
     total = np.bincount(low, 1.0 - share, size) + np.bincount(high, share, size)
     return total / max(values.shape[0], 1)
-
-
-# Below this many failures on the reference, the monitor's realised-value
-# intervals are floored by failure_floor_interval: a normal approximation of a
-# count of failures is poor below about ten (the usual n p >= 10 rule).
-FEW_FAILURES = 10
-
-
-def failure_floor_interval(
-    low, high, n_samples, n_failures, n_reference, confidence_level
-):
-    """Widen an interval of a realised accuracy to the Jeffreys predictive one.
-
-    The reference saw ``n_failures`` failures in ``n_reference`` samples
-    (effective counts under weights). With a Jeffreys prior, the failure rate
-    is ``Beta(n_failures + 1/2, n_reference - n_failures + 1/2)`` a
-    posteriori, and the number of failures among ``n_samples`` new samples is
-    Beta-binomial. Its central ``confidence_level`` interval, as an accuracy,
-    is a floor on the width: the returned interval is the hull of both. With
-    no failure on the reference it is ``[1 - f / n_samples, 1]``, ``f`` the
-    upper quantile of the predictive failures, never zero wide for a
-    reference of finite size.
-
-    Parameters
-    ----------
-    low, high : float
-        The interval to widen (NaN: the floor alone).
-    n_samples : int
-        Samples of the chunk whose accuracy the interval is for.
-    n_failures, n_reference : float
-        Failures and samples of the reference (may be effective, non-integer).
-    confidence_level : float in (0, 1)
-        Level of the interval.
-
-    Returns
-    -------
-    low, high : float
-        The widened interval.
-
-    Examples
-    --------
-    >>> from sklearn_selective._shift._importance_weights import (
-    ...     failure_floor_interval)
-    >>> low, high = failure_floor_interval(1.0, 1.0, 200, 0, 400, 0.95)
-    >>> float(high), bool(0.97 < low < 1.0)
-    (1.0, True)
-    """
-    if n_samples <= 0 or not n_reference > 0:
-        return low, high
-    n_failures = min(max(float(n_failures), 0.0), float(n_reference))
-    predictive = betabinom(
-        int(n_samples), n_failures + 0.5, n_reference - n_failures + 0.5
-    )
-    alpha = 1.0 - confidence_level
-    failures = predictive.ppf([alpha / 2.0, 1.0 - alpha / 2.0])
-    floor_low, floor_high = 1.0 - failures[1] / n_samples, 1.0 - failures[0] / n_samples
-    return (
-        float(np.fmin(low, floor_low)),
-        float(np.fmax(high, floor_high)),
-    )
 
 
 def _cbpe_top(columns, proba, pred_index, rows):

@@ -37,8 +37,8 @@ from ._on_dask import estimate_on_dask
 from ._realised import fit_correctness
 from ._signals import (
     InputSignals,
+    ReferenceBands,
     check_drift_estimator,
-    mean_band,
     monitored_inputs,
 )
 
@@ -93,7 +93,7 @@ class PerformanceMonitor(BaseEstimator):
           the other chunks (and without a ``drift_estimator``)
           ``"calibrated_ac"``. ``chunk_method`` of the result says which. In
           ``benchmarks/bench_estimates.py`` the re-weighting lowered its
-          mean error over 12 covariate shifts by a fifth, and in
+          mean error over 12 covariate shifts by an eighth, and in
           ``benchmarks/bench_monitor.py`` it errs a third to a tenth as much
           as ``"calibrated_ac"`` under label shift (see the user guide);
         - ``"calibrated_ac"``: the probability of the predicted class,
@@ -127,7 +127,8 @@ class PerformanceMonitor(BaseEstimator):
           outside the reference's support: ``clipped_share`` (the share of
           the chunk at the ratio's clip) and ``estimate_reliable`` say so.
           Fits a domain classifier per chunk. The per-class values and the
-          cost are not re-weighted (they are those of ``"calibrated_ac"``);
+          cost use the same weights (their calibrations refitted on the
+          re-weighted reference);
         - ``"atc"``: average thresholded confidence on the CSF score;
         - ``"ac"``: the average probability of the predicted class;
         - ``"doc"``: the reference accuracy minus the drop in average
@@ -232,8 +233,10 @@ class PerformanceMonitor(BaseEstimator):
     predicted class, per predicted class [4]_), the other classes share the
     rest in the proportions of their one-vs-rest Platt scalings; reweighted
     to the chunk's class prior where ``chunk_method`` is
-    ``"label_shift_em"``. Their intervals hold the realised values simulated
-    by drawing labels from these probabilities, refitted on every bootstrap
+    ``"label_shift_em"``, refitted on the reference re-weighted by the
+    chunk's density ratio where it is ``"importance_weighted"``. Their
+    intervals hold the realised values simulated by drawing labels from
+    these probabilities, refitted on every bootstrap
     resample of the reference (see the user guide). They are computed the
     first time they are read.
 
@@ -414,7 +417,7 @@ class PerformanceMonitor(BaseEstimator):
             self._class_estimates = LazyClassEstimates(
                 reference, y_index, counts, estimator_costs(self.estimator)
             )
-        self._band_proxies = self._reference_band_proxies(reference)
+        self._bands = ReferenceBands.of_method(self._method, reference)
         accepted = reference.accepted
         self._correctness = (
             fit_correctness(reference.score, correct),
@@ -437,29 +440,9 @@ class PerformanceMonitor(BaseEstimator):
         self.reference_coverage_ = float(reference.accepted.mean())
         return self
 
-    def _reference_band_proxies(self, reference):
-        """The fitted proxies of the reference samples (all, accepted)."""
-        shape = (1, reference.score.shape[0])
-        everything, selective = self._method.proxies(reference, slice(0, 1))
-        everything = np.broadcast_to(everything, shape)[0]
-        selective = np.broadcast_to(selective, shape)[0][reference.accepted]
-        return everything.copy(), selective.copy()
-
     # ----------------------------------------------------------------------------
     # Estimate
     # ----------------------------------------------------------------------------
-    def _band(self, n_samples, n_accepted):
-        """Reference bands (accuracy, selective accuracy) of a chunk of ``n``
-        samples, ``n_accepted`` of them accepted."""
-        alpha = self._signal_alpha()  # two-sided, at the level of one signal
-        bands = [
-            mean_band(proxies, size, alpha)
-            for proxies, size in zip(
-                self._band_proxies, (n_samples, n_accepted), strict=True
-            )
-        ]
-        return np.clip(np.array(bands), 0.0, 1.0)
-
     def _signal_alpha(self):
         """Each signal's share of the false-alert rate (Bonferroni): the two
         bands and the input signals in use."""
@@ -556,13 +539,15 @@ class PerformanceMonitor(BaseEstimator):
         )
         method, table.chosen[c], table.priors[c] = chosen[:3]
         table.values["clipped_share"][c] = chosen.clipped_share
+        table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
         joint, refit = bootstrap_estimates(method, chunk, rng, self.n_resamples)
         fit = (method, self._correctness, self.confidence_level, self._failures)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
             estimates = (joint[selective], refit[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)
-        table.bands[c] = self._band(n_samples, n_accepted)
+        # two-sided, each band at the level of one signal
+        table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
 
     def _result(self, table, chunks, outputs):
         """The :class:`MonitoringResult` of the chunks in ``table``."""
@@ -573,7 +558,17 @@ class PerformanceMonitor(BaseEstimator):
             outputs.accepted,
             chunks.chunk_id,
             costs,
-            self._class_values(outputs, chunks.members, table.chosen),
+            ClassValues.of_chunks(
+                self._class_estimates,
+                outputs,
+                chunks.members,
+                self.min_chunk_size,
+                label_shift=table.chosen == "label_shift_em",
+                ratios=table.ratios,
+                seed=self._seed,
+                confidence_level=self.confidence_level,
+                n_classes=self.classes_.shape[0],
+            ),
         )
         return MonitoringResult._from_monitor(
             samples,
@@ -597,22 +592,4 @@ class PerformanceMonitor(BaseEstimator):
             estimate_reliable=reliability(table.values),
             drifted_features=object_array(table.drifts),
             **table.values,
-        )
-
-    def _class_values(self, outputs, members, chosen):
-        """The per-class values of the chunks, computed when first read."""
-        if self._class_estimates is None:
-            return None
-        sizes = np.array([len(m) for m in members])
-        accepted = np.array([outputs.accepted[m].sum() for m in members])
-        return ClassValues(
-            self._class_estimates,
-            outputs,
-            members,
-            sizes >= self.min_chunk_size,
-            accepted >= self.min_chunk_size,
-            label_shift=chosen == "label_shift_em",
-            seed=self._seed,
-            confidence_level=self.confidence_level,
-            n_classes=self.classes_.shape[0],
         )

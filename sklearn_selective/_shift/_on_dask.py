@@ -19,27 +19,20 @@ is passed.
 
 import numpy as np
 
+from ..metrics._dask import import_dask
 from ._chunk_estimates import ChunkTable
 from ._chunks import _contiguous, make_chunks, warn_undefined
 from ._methods import FittedMethods
 from ._monitored_outputs import ModelOutputs
 from ._signals import monitored_inputs
 
-
-def _import_dask():
-    try:
-        import dask
-    except ImportError as error:  # pragma: no cover - Dask is installed in CI
-        raise ImportError(
-            "estimate on a Dask collection needs dask: pip install "
-            "'sklearn-selective[dask]'."
-        ) from error
-    return dask
+# What import_dask names in its error when Dask is missing.
+_NEEDS = "estimate on a Dask collection needs"
 
 
 def _partitions(X):
     """The row blocks of ``X`` (delayed) and their numbers of rows."""
-    dask = _import_dask()
+    dask = import_dask(_NEEDS)
     if hasattr(X, "chunks"):  # a Dask array: one block per row chunk
         if X.ndim != 2:
             raise ValueError(
@@ -133,7 +126,15 @@ def _gather(rows, n_classes):
     for c, row in enumerate(rows):
         for name, values in table.values.items():
             values[c] = row.values[name][c]
-        for name in ("bands", "reasons", "fired", "chosen", "priors", "drifts"):
+        for name in (
+            "bands",
+            "reasons",
+            "fired",
+            "chosen",
+            "priors",
+            "drifts",
+            "ratios",
+        ):
             getattr(table, name)[c] = getattr(row, name)[c]
     return table
 
@@ -154,7 +155,7 @@ def _shipped(dask, monitor):
 def estimate_on_dask(monitor, X, chunk_size, n_chunks, timestamps, freq):
     """What ``monitor.estimate`` returns on ``X`` in memory, computed chunk by
     chunk on the cluster (see the module docstring)."""
-    dask = _import_dask()
+    dask = import_dask(_NEEDS)
     monitor._methods.fit_every_choice()
     parts, lengths = _partitions(X)
     chunks = _chunks(lengths, chunk_size, n_chunks, timestamps, freq)

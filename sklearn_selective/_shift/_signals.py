@@ -128,6 +128,34 @@ def mean_band(proxies, n, alpha):
     return low, high
 
 
+class ReferenceBands:
+    """The reference bands of the two estimates (accuracy, selective
+    accuracy): where a chunk's estimate falls without shift
+    (:func:`mean_band` of the method's proxies on the reference, all and
+    accepted samples), clipped to [0, 1]."""
+
+    def __init__(self, proxies, selective_proxies):
+        self.proxies = (proxies, selective_proxies)
+
+    @classmethod
+    def of_method(cls, method, reference):
+        """The bands of a fitted ``method`` (its reference proxies)."""
+        shape = (1, reference.score.shape[0])
+        everything, selective = method.proxies(reference, slice(0, 1))
+        everything = np.broadcast_to(everything, shape)[0]
+        selective = np.broadcast_to(selective, shape)[0][reference.accepted]
+        return cls(everything.copy(), selective.copy())
+
+    def __call__(self, n_samples, n_accepted, alpha):
+        """The bands of a chunk of ``n_samples`` samples, ``n_accepted`` of
+        them accepted, each two-sided at level ``1 - alpha``: shape (2, 2)."""
+        bands = [
+            mean_band(proxies, size, alpha)
+            for proxies, size in zip(self.proxies, (n_samples, n_accepted), strict=True)
+        ]
+        return np.clip(np.array(bands), 0.0, 1.0)
+
+
 def _split_halves(features, rng):
     """Two halves of a chunk, repeated rows on one side: a domain classifier
     that memorised a row of its training half would otherwise recognise the

@@ -50,14 +50,15 @@ def is_dask_input(*values):
     return any(is_dask_collection(value) for value in values)
 
 
-def _import_dask():
+def import_dask(needs="Metrics of Dask collections need"):
+    """``dask`` (with ``dask.array``), or an ImportError that starts with
+    ``needs`` (what needs it) and says how to install it."""
     try:
         import dask
         import dask.array
     except ImportError as error:  # pragma: no cover - Dask is installed in CI
         raise ImportError(
-            "Metrics of Dask collections need dask: pip install "
-            "'sklearn-selective[dask]'."
+            f"{needs} dask: pip install 'sklearn-selective[dask]'."
         ) from error
     return dask
 
@@ -175,7 +176,7 @@ def accumulate_dask(
     state : dask.delayed.Delayed
         Computes to a :class:`RiskCoverageAccumulator` of all the data.
     """
-    dask = _import_dask()
+    dask = import_dask()
     n_blocks, column = partition_columns(
         y_true, y_pred, confidence, loss, sample_weight
     )
@@ -204,7 +205,7 @@ def merge_tree(states, merge, split_every=SPLIT_EVERY):
     state : dask.delayed.Delayed
         The merge of all the states (the only state when there is one).
     """
-    dask = _import_dask()
+    dask = import_dask()
     merge = dask.delayed(merge, pure=True)
     while len(states) > 1:
         states = [

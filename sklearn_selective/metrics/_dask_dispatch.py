@@ -16,7 +16,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._utils._warnings import warn
 from ._accumulator import RiskCoverageAccumulator
 from ._accumulator._metrics import METRICS
-from ._dask import SPLIT_EVERY, _import_dask, accumulate_dask, is_dask_input
+from ._dask import SPLIT_EVERY, accumulate_dask, import_dask, is_dask_input
 
 # The OOD metrics take (y_ood, confidence): the OOD indicator is their loss.
 _OOD_METRICS = ("ood_auroc", "fpr_at_tpr")
@@ -53,7 +53,7 @@ def dask_metric(
     -------
     value : float or tuple of ndarray
     """
-    dask = _import_dask()
+    dask = import_dask()
     if metric not in METRICS:
         RiskCoverageAccumulator().compute(metric)  # raises, naming the metrics
     METRICS[metric].options(kwargs)  # bad keywords fail before the cluster runs

@@ -21,7 +21,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._utils._warnings import warn
 from ._accumulator import RiskCoverageAccumulator
 from ._accumulator._metrics import METRICS as ACCUMULATED
-from ._dask import _import_dask, merge_tree, partition_columns
+from ._dask import import_dask, merge_tree, partition_columns
 from ._metric_registry import find_entry
 
 # The scalar metrics of the accumulator (the curves are not group values).
@@ -117,7 +117,7 @@ def dask_group_values(
     values, n_samples : ndarray
         Each group's metric and number of samples.
     """
-    dask = _import_dask()
+    dask = import_dask()
     name = _metric_name(metric)
     metric_kwargs = dict(metric_kwargs)
     loss = metric_kwargs.pop("loss", "zero_one")

@@ -36,6 +36,9 @@ TINY = {
         "--alert-repeats", "1", "1", "--timing-runs", "0",
         "--shift-alert-repeats", "1", "--shift-alert-chunks", "1",
     ],
+    "bench_monitor_scale.py": [
+        "--rows", "2000", "--methods", "auto", "--resamples", "10",
+    ],
     "bench_scale.py": ["--tiny"],
     "bench_scale_cluster.py": ["--tiny"],
     "bench_scorers.py": None,

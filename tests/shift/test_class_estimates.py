@@ -336,6 +336,62 @@ def test_label_shift_adjustment_moves_the_per_class_estimates():
     assert errors["label_shift_em"] < 0.5 * errors["calibrated_ac"], errors
 
 
+def _covariate_shift_problem(seed=0):
+    """A model too smooth for its population (strong ridge), so that where
+    the inputs move its calibration moves too."""
+    rng = np.random.default_rng(seed)
+    weights = 1.5 * rng.normal(size=(5, 3))
+
+    def draw(n, move=0.0):
+        X = rng.normal(size=(n, 5))
+        X[:, 0] += move
+        proba = np.exp(X @ weights)
+        proba /= proba.sum(axis=1, keepdims=True)
+        return X, (rng.random((n, 1)) > proba.cumsum(axis=1)).sum(axis=1)
+
+    model = FrozenEstimator(LogisticRegression(C=0.01).fit(*draw(500)))
+    clf = SelectiveClassifier(model, target_coverage=0.8).fit(*draw(2000))
+    return clf, draw
+
+
+def test_importance_weights_move_the_per_class_estimates():
+    clf, draw = _covariate_shift_problem()
+    errors = {}
+    for _ in range(2):
+        X_ref, y_ref = draw(2000)
+        X, y = draw(2000, move=1.5)
+        for method in ("calibrated_ac", "importance_weighted"):
+            monitor = _monitor(clf, method=method, n_resamples=0, random_state=0)
+            result = monitor.fit(X_ref, y_ref).estimate(X).with_labels(y)
+            errors.setdefault(method, []).append(
+                np.nanmean(
+                    np.abs(
+                        result.selective_precision - result.realised_selective_precision
+                    )
+                )
+            )
+    errors = {method: np.mean(values) for method, values in errors.items()}
+    # measured: 0.053 unweighted, 0.033 re-weighted (5 repetitions)
+    assert errors["importance_weighted"] < 0.8 * errors["calibrated_ac"], errors
+
+
+def test_a_ratio_of_one_gives_the_unweighted_per_class_estimates():
+    clf, draw = _covariate_shift_problem(1)
+    X_ref, y_ref = draw(500)
+    monitor = _monitor(clf, method="importance_weighted", n_resamples=20)
+    monitor = monitor.fit(X_ref, y_ref)
+    lazy = monitor._class_estimates
+    assert lazy.for_ratio(None) is lazy.get()
+    chunk = monitor._outputs(draw(100)[0], "X")
+    args = (chunk, None, False, 0.95)
+    plain = lazy.get().estimate(*args[:1], np.random.default_rng(0), *args[2:])
+    ones = lazy.for_ratio(np.ones(500)).estimate(
+        chunk, np.random.default_rng(0), False, 0.95
+    )
+    for name, value in plain.items():
+        np.testing.assert_allclose(ones[name], value, err_msg=name)
+
+
 def _coverage(n_chunk, repeats, costs, seed=0):
     """Per quantity, the share of realised values inside their intervals in
     each repetition (10 chunks)."""

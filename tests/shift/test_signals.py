@@ -15,6 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._signals import (
     InputSignals,
+    ReferenceBands,
     _auc_test,
     _split_halves,
     mean_band,
@@ -217,6 +218,16 @@ def test_mean_band_is_the_cornish_fisher_formula():
     assert low == pytest.approx(m + np.sqrt(var) * (-z + (z * z - 1) * g / 6))
     assert high == pytest.approx(m + np.sqrt(var) * (z + (z * z - 1) * g / 6))
     assert np.isnan(mean_band(proxies, 0, 0.05)).all()
+
+
+def test_reference_bands_are_the_mean_bands_of_both_proxies_clipped():
+    rng = np.random.default_rng(8)
+    proxies, selective = rng.beta(8.0, 1.0, size=300), rng.beta(30.0, 0.5, 200)
+    bands = ReferenceBands(proxies, selective)(40, 5, 0.05)
+    assert bands.shape == (2, 2)
+    np.testing.assert_allclose(bands[0], mean_band(proxies, 40, 0.05))
+    np.testing.assert_allclose(bands[1], np.clip(mean_band(selective, 5, 0.05), 0, 1))
+    assert bands.max() <= 1.0
 
 
 @pytest.mark.slow
