@@ -2,7 +2,6 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
-from threadpoolctl import threadpool_limits
 
 settings.register_profile(
     "default",
@@ -26,10 +25,13 @@ def pytest_configure(config):
     if "not slow" in (config.getoption("markexpr") or "") and not os.environ.get("CI"):
         settings.load_profile("fast")
     # Each pytest-xdist worker takes its share of the cores for BLAS and
-    # OpenMP, so that the workers' numpy threads do not oversubscribe them.
-    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
-    if workers:
-        threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
+    # OpenMP (the workers inherit this environment; the libraries read it when
+    # they load), so that the workers' threads do not oversubscribe the cores.
+    workers = getattr(config.option, "numprocesses", None)
+    if workers and not os.environ.get("PYTEST_XDIST_WORKER"):
+        share = str(max(1, (os.cpu_count() or 1) // workers))
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, share)
 
 
 @pytest.fixture(scope="module")
