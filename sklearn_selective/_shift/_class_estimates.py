@@ -54,6 +54,7 @@ from .._utils._draws import (
     _rows_per_block,
     stream_rng,
 )
+from .._utils._validation import label_positions
 from ..confidence._calibrators import (
     IsotonicColumn,
     OneVsRest,
@@ -106,6 +107,31 @@ def realised_class_values(y_index, pred_index, accepted, n_classes, costs):
         safe = np.where(known, y_index, 0)
         each = np.where(accepted, matrix[safe, pred_index], rejection[safe])
         cost = np.where(known.all(axis=1), each.mean(axis=1), np.nan)
+    return precision, recall, cost
+
+
+def realised_class_table(classes, samples, y, n_chunks):
+    """Per chunk, the realised :func:`realised_class_values` of the monitored
+    ``samples`` (a ``MonitoredSamples``) with labels ``y``: precision and
+    recall ``(n_chunks, k)``, cost ``(n_chunks,)``."""
+    position, known = label_positions(classes, y)
+    y_index = np.where(known, position, -1)
+    pred_index = label_positions(classes, samples.y_pred)[0]
+    n_classes = classes.shape[0]
+    precision = np.full((n_chunks, n_classes), np.nan)
+    recall = np.full((n_chunks, n_classes), np.nan)
+    cost = np.full(n_chunks, np.nan)
+    for c in range(n_chunks):  # one pass per chunk, vectorised within
+        members = samples.chunk_id == c
+        if members.any():
+            values = realised_class_values(
+                y_index[None, members],
+                pred_index[members],
+                samples.accepted[members],
+                n_classes,
+                samples.costs,
+            )
+            precision[c], recall[c], cost[c] = (v[0] for v in values)
     return precision, recall, cost
 
 

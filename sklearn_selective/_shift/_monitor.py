@@ -31,6 +31,7 @@ from ._monitored_outputs import (
     estimator_costs,
     model_outputs,
     reference_labels,
+    stage_shares,
 )
 from ._monitoring_result import MonitoredSamples, MonitoringResult
 from ._on_dask import estimate_on_dask
@@ -553,6 +554,8 @@ class PerformanceMonitor(BaseEstimator):
         """The :class:`MonitoringResult` of the chunks in ``table``."""
         alerted_by = table.alerted_by()
         costs = estimator_costs(self.estimator)
+        n_chunks = len(chunks.members)
+        stages = stage_shares(self.estimator, outputs.stage, chunks.chunk_id, n_chunks)
         samples = MonitoredSamples(
             outputs.y_pred,
             outputs.accepted,
@@ -591,5 +594,7 @@ class PerformanceMonitor(BaseEstimator):
             reference_coverage=self.reference_coverage_,
             estimate_reliable=reliability(table.values),
             drifted_features=object_array(table.drifts),
+            stage_names=stages[0],
+            stage_share=stages[1],
             **table.values,
         )

@@ -21,6 +21,7 @@ class ModelOutputs(NamedTuple):
     score: np.ndarray  # CSF confidence (the acceptance score)
     accepted: np.ndarray  # bool, exactly the estimator's predict_accept
     proba: np.ndarray | None  # (n, k) class probabilities, when available
+    stage: np.ndarray | None = None  # a cascade's answering stage (its name)
 
     def take(self, indices):
         return ModelOutputs(
@@ -67,14 +68,41 @@ def model_outputs(estimator, X, name, csf, csf_params, needs_proba):
         y_pred = decision.y_pred
         score = np.asarray(decision.confidence, dtype=np.float64)
         accepted = np.asarray(decision.accepted, dtype=bool)
+        stage = decision.get("stage")
     else:
         y_pred, score = predict_with_confidence(estimator, X, csf, csf_params)
         accepted = np.ones(score.shape[0], dtype=bool)
+        stage = None
     proba = None
     if needs_proba or hasattr(estimator, "predict_proba"):
         proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
     pred_index = label_positions(estimator.classes_, y_pred)[0]
-    return ModelOutputs(y_pred, pred_index, score, accepted, proba)
+    if stage is not None:
+        stage = np.asarray(stage, dtype=object)
+    return ModelOutputs(y_pred, pred_index, score, accepted, proba, stage)
+
+
+# The column of the samples a cascade sends to a person (whatever name
+# ``predict_stage`` gives them: a stage may not be called "person").
+PERSON_COLUMN = "person"
+
+
+def stage_shares(estimator, stage, chunk_id, n_chunks):
+    """``(names, shares)``: a cascade's stage names (then ``"person"``) and,
+    per chunk, the share of its samples each answers (the person's: those no
+    stage accepts); ``(None, None)`` for a model without stages."""
+    if stage is None:
+        return None, None
+    names = [name for name, _ in estimator.estimators]
+    codes = np.full(stage.shape[0], len(names))  # the person's by default
+    for index, name in enumerate(names):  # a loop over the few stages
+        codes[stage == name] = index
+    width = len(names) + 1
+    counts = np.bincount(chunk_id * width + codes, minlength=n_chunks * width)
+    counts = counts.reshape(n_chunks, width).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # NaN for a chunk without samples
+        shares = counts / counts.sum(axis=1, keepdims=True)
+    return (*names, PERSON_COLUMN), shares
 
 
 def reference_labels(estimator, y_reference, n_samples):

@@ -9,9 +9,9 @@ from sklearn.utils import column_or_1d
 from .._utils._json_ready import json_ready as plain
 from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
-from .._utils._validation import check_labels_match_classes, label_positions
+from .._utils._validation import check_labels_match_classes
 from ._chunk_inputs import drift_cells
-from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_values
+from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_table
 from ._timeline import plot_timeline
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
@@ -228,6 +228,18 @@ shape (n_chunks, n_classes) or None
         the rest; in :meth:`to_dict` a list of records with ``feature``,
         ``test``, ``statistic``, ``p_value`` and ``adjusted_p_value``.
 
+    stage_names : tuple of str or None
+        For a :class:`~sklearn_selective.SelectiveCascade`: its stage names,
+        then ``"person"``. None for any other model.
+
+    stage_share : ndarray of shape (n_chunks, n_stages + 1) or None
+        For a cascade: per chunk, the share of its samples each stage answers
+        (as :meth:`SelectiveCascade.predict_stage
+        <sklearn_selective.SelectiveCascade.predict_stage>` says), and last the
+        share sent to a person (``1 - coverage``); NaN for a chunk without
+        samples. In :meth:`to_frame` one column ``stage_share_<name>`` per
+        stage and ``stage_share_person``, after ``coverage``.
+
     See Also
     --------
     PerformanceMonitor : Produces this result.
@@ -295,6 +307,8 @@ shape (n_chunks, n_classes) or None
     clipped_share: np.ndarray | None = None
     estimate_reliable: np.ndarray | None = None
     drifted_features: np.ndarray | None = None
+    stage_names: tuple | None = None
+    stage_share: np.ndarray | None = None
 
     # A result keeps no bootstrap distribution: to_dict has no options.
     _DICT_OPTIONS = ()
@@ -378,7 +392,9 @@ shape (n_chunks, n_classes) or None
         with np.errstate(invalid="ignore", divide="ignore"):
             realised = np.where(n > 0, hits / n, np.nan)
             selective = np.where(n_accepted > 0, accepted_hits / n_accepted, np.nan)
-        precision, recall, cost = self._realised_class_values(y)
+        precision, recall, cost = realised_class_table(
+            self.classes, samples, y, self.n_chunks
+        )
         result = dataclasses.replace(
             self,
             realised_accuracy=realised,
@@ -389,30 +405,6 @@ shape (n_chunks, n_classes) or None
         )
         result._samples = samples
         return result
-
-    def _realised_class_values(self, y):
-        """Per-class selective precision and recall, and mean cost, of each
-        chunk (labels outside ``classes`` get index -1)."""
-        classes, samples = self.classes, self._samples
-        position, known = label_positions(classes, y)
-        y_index = np.where(known, position, -1)
-        pred_index = label_positions(classes, samples.y_pred)[0]
-        n_classes = classes.shape[0]
-        precision = np.full((self.n_chunks, n_classes), np.nan)
-        recall = np.full((self.n_chunks, n_classes), np.nan)
-        cost = np.full(self.n_chunks, np.nan)
-        for c in range(self.n_chunks):  # one pass per chunk, vectorised within
-            members = samples.chunk_id == c
-            if members.any():
-                values = realised_class_values(
-                    y_index[None, members],
-                    pred_index[members],
-                    samples.accepted[members],
-                    n_classes,
-                    samples.costs,
-                )
-                precision[c], recall[c], cost[c] = (v[0] for v in values)
-        return precision, recall, cost
 
     def to_dict(self):
         """The result as plain, JSON-serialisable Python values.
@@ -454,6 +446,14 @@ shape (n_chunks, n_classes) or None
         """The per-chunk columns; the feature drift as text, or with
         ``structured`` as lists of records (:func:`drift_cells`)."""
         columns = {name: getattr(self, name) for name in FRAME_COLUMNS}
+        if self.stage_share is not None:  # a cascade's shares, after coverage
+            shares = {
+                f"stage_share_{name}": self.stage_share[:, k]
+                for k, name in enumerate(self.stage_names)
+            }
+            after = list(columns).index("coverage") + 1
+            items = list(columns.items())
+            columns = dict(items[:after] + list(shares.items()) + items[after:])
         for name, missing in (
             ("clipped_share", np.nan),
             ("estimate_reliable", True),
@@ -493,8 +493,10 @@ shape (n_chunks, n_classes) or None
         Returns
         -------
         frame : pandas.DataFrame
-            Columns ``start``, ``stop``, ``n_samples``, ``coverage``,
-            ``accuracy``, ``accuracy_lower``, ``accuracy_upper``,
+            Columns ``start``, ``stop``, ``n_samples``, ``coverage`` (for a
+            cascade then ``stage_share_<name>`` per stage and
+            ``stage_share_person``), ``accuracy``, ``accuracy_lower``,
+            ``accuracy_upper``,
             ``selective_accuracy``, ``selective_accuracy_lower``,
             ``selective_accuracy_upper``, the ``expected_*`` intervals,
             ``novel_share``, ``novel_share_limit``, ``drift_score``,

@@ -98,3 +98,41 @@ def test_the_monitor_reads_a_cascade(fitted, data):
     np.testing.assert_allclose(frame["coverage"], [h.mean() for h in halves])
     assert np.isfinite(frame["accuracy"]).all()
     assert np.isfinite(frame["selective_accuracy"]).all()
+
+
+def test_the_monitor_reports_each_stages_share_per_chunk(fitted, data):
+    """Issue 38: per chunk, the share each stage answers and the person's, as
+    predict_stage says, in the result, its frame and its dict."""
+    from sklearn_selective import PerformanceMonitor
+
+    X, y, X_new, _ = data
+    monitor = PerformanceMonitor(fitted, n_resamples=20, random_state=0)
+    result = monitor.fit(X[::2], y[::2]).estimate(X_new, n_chunks=3)
+    assert result.stage_names == ("nb", "lr", "person")
+    expected = [
+        [np.mean(part == name) for name in ("nb", "lr", "person")]
+        for part in np.array_split(fitted.predict_stage(X_new), 3)
+    ]
+    np.testing.assert_allclose(result.stage_share, expected)
+    np.testing.assert_allclose(result.stage_share[:, -1], 1 - result.coverage)
+    frame = result.to_frame()
+    columns = list(frame.columns)
+    at = columns.index("coverage")
+    assert columns[at + 1 : at + 4] == [
+        "stage_share_nb",
+        "stage_share_lr",
+        "stage_share_person",
+    ]
+    np.testing.assert_allclose(frame["stage_share_lr"], result.stage_share[:, 1])
+    assert result.to_dict()["chunks"][0]["stage_share_nb"] == expected[0][0]
+
+
+def test_a_model_without_stages_has_no_stage_columns(data):
+    from sklearn_selective import PerformanceMonitor
+
+    X, y, X_new, _ = data
+    model = LogisticRegression(max_iter=1000).fit(X, y)
+    monitor = PerformanceMonitor(model, n_resamples=20, random_state=0)
+    result = monitor.fit(X[::2], y[::2]).estimate(X_new, n_chunks=2)
+    assert result.stage_share is None and result.stage_names is None
+    assert not any(c.startswith("stage_share") for c in result.to_frame().columns)

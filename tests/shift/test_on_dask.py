@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
 
-from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective import (
+    PerformanceMonitor,
+    SelectiveCascade,
+    SelectiveClassifier,
+)
 
 pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
@@ -76,3 +81,18 @@ def test_unsorted_times_are_refused(client, monitored):
     times = times[np.random.default_rng(0).permutation(X.shape[0])]
     with pytest.raises(ValueError, match="sort X"):
         monitor.estimate(da.from_array(X, chunks=(400, 5)), timestamps=times, freq="D")
+
+
+def test_a_cascade_has_its_stage_shares_on_dask(client):
+    X, y = make_classification(
+        n_samples=2000, n_features=5, n_informative=3, random_state=2
+    )
+    stages = [("nb", GaussianNB()), ("lr", LogisticRegression())]
+    cascade = SelectiveCascade(stages, target_coverage=0.8, random_state=0)
+    cascade.fit(X[:1000], y[:1000])
+    monitor = PerformanceMonitor(cascade, n_resamples=20, random_state=0)
+    monitor.fit(X[1000:1400], y[1000:1400])
+    on_dask = monitor.estimate(da.from_array(X[1400:], chunks=(200, 5)))
+    in_memory = monitor.estimate(X[1400:], chunk_size=200)
+    _same(on_dask, in_memory)
+    assert "stage_share_nb" in on_dask.to_frame().columns
