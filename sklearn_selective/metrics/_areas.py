@@ -16,11 +16,13 @@ from ._core._area_options import (
 from ._core._group_stats import (
     augrc_from_stats,
     aurc_from_stats,
+    sele_from_stats,
+    times_power_of_two,
+)
+from ._core._oracle import (
     is_oracle_order,
     naurc_from_values,
     oracle_stats,
-    sele_from_stats,
-    times_power_of_two,
 )
 from ._dask_dispatch import dispatch_dask
 from ._risk_coverage import (

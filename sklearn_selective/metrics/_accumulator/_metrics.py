@@ -24,11 +24,13 @@ from .._core._group_stats import (
     coverage_at_risk_from_stats,
     descending_curve,
     failure_auc_from_stats,
-    naurc_from_values,
     rescaled_stats,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
     times_power_of_two,
+)
+from .._core._oracle import (
+    naurc_from_values,
 )
 from .._core._partial import partial_augrc_from_stats
 from ._table import arrangement, is_oracle_order

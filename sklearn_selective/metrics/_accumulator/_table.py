@@ -286,7 +286,7 @@ def arrangement(table, losses_on_top):
 def is_oracle_order(table):
     """Whether the table's ranking is as good as the oracle's: every group holds
     a single loss value and the losses do not increase with the confidence (the
-    rule of :func:`~sklearn_selective.metrics._core._group_stats.is_oracle_order`
+    rule of :func:`~sklearn_selective.metrics._core._oracle.is_oracle_order`
     on the groups)."""
     single = np.all(table.loss_min == table.loss_max)
     return bool(single and np.all(table.loss_min[1:] <= table.loss_min[:-1]))

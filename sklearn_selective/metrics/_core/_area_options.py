@@ -17,6 +17,8 @@ from ._group_stats import (
     augrc_from_stats,
     aurc_from_stats,
     group_ties,
+)
+from ._oracle import (
     oracle_stats,
 )
 from ._partial import (

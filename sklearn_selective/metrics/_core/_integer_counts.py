@@ -19,7 +19,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ._alpha import ALPHA_ESTIMATORS
-from ._group_stats import GroupStats, aurc_from_stats, naurc_from_values
+from ._group_stats import (
+    GroupStats,
+    aurc_from_stats,
+)
+from ._oracle import (
+    naurc_from_values,
+)
 
 # The mean AURC weight of groups of up to this many samples is read from a table
 # (one row per width); wider groups take it from running sums of the weights.

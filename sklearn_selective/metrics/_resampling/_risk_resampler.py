@@ -20,7 +20,6 @@ from .._core._group_stats import (
     aurc_from_stats,
     coverage_at_risk_from_stats,
     group_ties,
-    naurc_from_values,
     sele_from_stats,
     selective_risk_at_coverage_from_stats,
 )
@@ -28,6 +27,9 @@ from .._core._integer_counts import (
     _row_dot,
     integer_values,
     uq_auc_from_sums,
+)
+from .._core._oracle import (
+    naurc_from_values,
 )
 
 # The fast path evaluates at most this many (resample, sample) entries at once, in
