@@ -8,13 +8,10 @@ from . import confidence, datasets, exceptions, metrics
 from ._selective._cascade._cascade_report import CascadeReport
 from ._selective._cascade._estimator import SelectiveCascade
 from ._selective._classifier import SelectiveClassifier
-from ._shift._accuracy_estimates import (
-    atc_accuracy,
-    average_confidence_accuracy,
-    doc_accuracy,
-)
+from ._shift._accuracy_estimates import atc_accuracy, average_confidence_accuracy
 from ._shift._atc import ATCEstimator
 from ._shift._baselines import AverageConfidenceEstimator, DoCEstimator
+from ._shift._difference_of_confidences import doc_accuracy
 from ._shift._monitor import PerformanceMonitor
 from ._shift._monitoring_result import MonitoringResult
 from .metrics._plot._display import RiskCoverageDisplay

@@ -21,7 +21,7 @@ from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
 from .._utils._validation import _check_sample_weight
 from ..confidence import predict_with_confidence
 from ..confidence._feature_space import held_out_inference
-from ._accuracy_estimates import _doc_estimate, _fit_doc_regression
+from ._difference_of_confidences import _doc_estimate, _fit_doc_regression
 
 _REGRESSION_ATTRIBUTES = (
     "regression_coef_",
