@@ -19,7 +19,6 @@ from ._accuracy_estimates import _atc_thresholds
 from ._density_ratio import density_ratio
 from ._importance_weights import BasePrediction, shrunk_correction
 from ._label_shift import consistent_with_label_shift, em_prior
-from ._reliability import MAX_CLIPPED_SHARE
 
 
 # ----------------------------------------------------------------------------
@@ -222,10 +221,7 @@ class _ImportanceWeighted:
     by the cross-fitted, clipped density ratio of chunk to reference inputs
     (:func:`density_ratio`), shrunk by its noise (:func:`shrunk_correction`).
     Unbound (:meth:`proxies`) the weights are one: the reference bands.
-    :meth:`for_inputs` binds it to a chunk's inputs; where more of the chunk
-    than the support rule's ``MAX_CLIPPED_SHARE`` sits at the density
-    ratio's clip, the re-weighted reference does not represent the chunk, the
-    correction is not identified, and the base stands alone.
+    :meth:`for_inputs` binds it to a chunk's inputs.
     """
 
     needs_proba = True
@@ -258,32 +254,27 @@ class _ImportanceWeighted:
         )
         return self
 
-    def proxies(self, chunk, rows, ratio=None, corrected=True):
+    def proxies(self, chunk, rows, ratio=None):
         values = []
         for mask, base in self.sides:
-            prediction = base.predict(chunk.proba, chunk.pred_index, rows)
-            if not corrected:
-                values.append(prediction)
-                continue
             weights = self.counts[rows][:, mask]
             if ratio is not None:
                 weights = weights * ratio[mask]
             correction = shrunk_correction(base.residual, weights)
+            prediction = base.predict(chunk.proba, chunk.pred_index, rows)
             values.append(prediction + correction[:, None])
         return tuple(values)
 
     def for_inputs(self, features, rng):
         """``(bound method, clipped share)`` for a chunk's inputs: the method
-        with the chunk's density ratio, or the base alone where the chunk's
-        clipped share exceeds ``MAX_CLIPPED_SHARE`` (unbound, NaN, for a chunk
-        of fewer than two samples)."""
+        with the chunk's density ratio (unbound, NaN, for a chunk of fewer
+        than two samples)."""
         if features.shape[0] < 2:
             return self, np.nan
         ratio = density_ratio(
             self.features, features, random_state=int(rng.integers(2**31 - 1))
         )
-        inside = not ratio.clipped_share > MAX_CLIPPED_SHARE
-        return _Reweighted(self, ratio.reference, inside), ratio.clipped_share
+        return _Reweighted(self, ratio.reference), ratio.clipped_share
 
 
 class _Reweighted:
@@ -291,11 +282,11 @@ class _Reweighted:
 
     needs_proba = True
 
-    def __init__(self, method, ratio, corrected=True):
-        self.method, self.ratio, self.corrected = method, ratio, corrected
+    def __init__(self, method, ratio):
+        self.method, self.ratio = method, ratio
 
     def proxies(self, chunk, rows):
-        return self.method.proxies(chunk, rows, self.ratio, self.corrected)
+        return self.method.proxies(chunk, rows, self.ratio)
 
     def effective_sizes(self):
         """Kish's effective size of the weighted reference (all, accepted)."""
