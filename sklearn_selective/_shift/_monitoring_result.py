@@ -153,7 +153,8 @@ ndarray of shape (n_chunks,)
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
         ``method="label_shift_em"``, and with ``"auto"`` for the chunks whose
-        ``drift_score`` alerted; NaN otherwise.
+        ``drift_score`` alerted; NaN otherwise. For a chunk of more than
+        65,536 samples, the EM prior of a uniform sample of 65,536 of them.
 
     classes : ndarray of shape (n_classes,)
         The estimator's classes (the columns of the per-class arrays).
