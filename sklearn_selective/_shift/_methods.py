@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils._sklearn import safe_indexing
 from ..confidence._calibrators import IsotonicColumn, OneVsRest
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds
@@ -172,11 +173,13 @@ class _CalibratedAverageConfidence:
         )
 
 
-# Above this many samples, a chunk's class prior (what ``"auto"`` tests and
-# ``class_prior`` reports) is the EM prior of a uniform sample of this many of
-# its samples: EM passes over every sample it reads some 20 times. The
-# estimates of ``"label_shift_em"`` re-estimate the prior on every sample.
-PRIOR_SAMPLE_CAP = 2**16
+# Above this many samples, what a chunk's method fits on the chunk reads a
+# uniform sample of this many of its samples: the class prior (what
+# ``"auto"`` tests and ``class_prior`` reports; EM passes over every sample it
+# reads some 20 times) and the density ratio (its domain classifier's training
+# samples and the clipped share it scores). The estimates then read every
+# sample (``"label_shift_em"`` re-estimates the prior on each of them).
+METHOD_SAMPLE_CAP = 2**16
 
 
 class _LabelShiftEM(_CalibratedAverageConfidence):
@@ -201,11 +204,11 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
 
     def chunk_prior(self, chunk, rng):
         """The chunk's class prior, by EM with the reference's fit; for a
-        chunk of more than :data:`PRIOR_SAMPLE_CAP` samples, on a uniform
+        chunk of more than :data:`METHOD_SAMPLE_CAP` samples, on a uniform
         sample of that many (drawn from ``rng``)."""
         n_samples = chunk.proba.shape[0]
-        if n_samples > PRIOR_SAMPLE_CAP:
-            sample = rng.choice(n_samples, PRIOR_SAMPLE_CAP, replace=False)
+        if n_samples > METHOD_SAMPLE_CAP:
+            sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
             chunk = chunk.take(np.sort(sample))
         proba = self.columns.predict_proba(chunk.proba, slice(0, 1))
         prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
@@ -281,9 +284,14 @@ class _ImportanceWeighted:
     def for_inputs(self, features, rng):
         """``(bound method, clipped share)`` for a chunk's inputs: the method
         with the chunk's density ratio (unbound, NaN, for a chunk of fewer
-        than two samples)."""
-        if features.shape[0] < 2:
+        than two samples), fitted on a uniform sample of
+        :data:`METHOD_SAMPLE_CAP` samples of a larger chunk."""
+        n_samples = features.shape[0]
+        if n_samples < 2:
             return self, np.nan
+        if n_samples > METHOD_SAMPLE_CAP:
+            sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
+            features = safe_indexing(features, np.sort(sample))
         ratio = density_ratio(
             self.features, features, random_state=int(rng.integers(2**31 - 1))
         )

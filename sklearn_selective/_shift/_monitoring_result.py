@@ -215,7 +215,9 @@ shape (n_chunks, n_classes) or None
         Share of the chunk whose density ratio to the reference reaches its
         clip (20): inputs where the reference has next to no mass. Computed
         where the chunk's method re-weights the reference
-        (``"importance_weighted"``); NaN elsewhere.
+        (``"importance_weighted"``); NaN elsewhere. For a chunk of more
+        than 65,536 samples, the share of a uniform sample of 65,536 of them
+        (on which the density ratio is fitted).
 
     estimate_reliable : ndarray of shape (n_chunks,), dtype=bool
         False where the input signals place the chunk outside what the
