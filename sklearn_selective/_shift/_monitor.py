@@ -23,7 +23,7 @@ from ._chunk_estimates import (
     resample_counts,
 )
 from ._chunk_inputs import ChunkInputs, object_array, reliability
-from ._chunks import make_chunks, undefined_reason, warn_undefined
+from ._chunks import chunk_rows, make_chunks, undefined_reason, warn_undefined
 from ._class_estimates import ClassValues, LazyClassEstimates
 from ._methods import METHODS, FittedMethods
 from ._monitored_outputs import (
@@ -505,10 +505,11 @@ class PerformanceMonitor(BaseEstimator):
         table = ChunkTable(len(chunks.members), self.classes_.shape[0])
         for c, members in enumerate(chunks.members):
             table.drifts[c] = self._chunk_inputs.drift(X, members)
+            rows = chunk_rows(members)
             chunk_features = None
             if features is not None:
-                chunk_features = safe_indexing(features, members)
-            self._estimate_chunk(table, c, outputs.take(members), chunk_features)
+                chunk_features = safe_indexing(features, rows)
+            self._estimate_chunk(table, c, outputs.take(rows), chunk_features)
         warn_undefined(table.reasons)
         return self._result(table, chunks, outputs)
 
