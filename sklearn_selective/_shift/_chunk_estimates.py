@@ -57,8 +57,10 @@ class ChunkTable:
 RESAMPLE_CAP = 2**14
 
 
-def bootstrap_estimates(method, chunk, rng, n_resamples):
-    """Point estimates (row 0) and bootstrap values of one chunk.
+def bootstrap_estimates(method, chunk, rng, n_resamples, proxies=None):
+    """Point estimates (row 0) and bootstrap values of one chunk (``proxies``:
+    the method's proxies of the chunk, ``method.proxies(chunk, slice(0, 1))``,
+    when the caller has them).
 
     Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
     ``joint`` resamples the reference and the chunk together, ``refit``
@@ -70,7 +72,9 @@ def bootstrap_estimates(method, chunk, rng, n_resamples):
     estimates (row 0) read every sample.
     """
     n_samples = chunk.score.shape[0]
-    point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
+    if proxies is None:
+        proxies = method.proxies(chunk, slice(0, 1))
+    point = weighted_estimates(proxies, chunk, np.ones((1, n_samples)))
     if n_samples > RESAMPLE_CAP and n_resamples:
         return _sampled_bootstrap(method, chunk, rng, n_resamples, point)
     joint, refit = _resampled(method, chunk, rng, n_resamples)
@@ -158,26 +162,25 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     """Record in ``values`` chunk ``c``'s estimate, its realised-value and its
     expected-value intervals.
 
-    ``estimates`` is ``(joint, refit)`` of one estimate (``selective`` picks
-    which): ``joint`` the estimate under paired resamples of the reference and
-    the chunk (the expected value), ``refit`` under resamples of the
-    reference with the chunk fixed (plus label noise: the realised value).
+    ``estimates`` is ``(joint, refit, proxies)`` of one estimate
+    (``selective`` picks which): ``joint`` the estimate under paired
+    resamples of the reference and the chunk (the expected value), ``refit``
+    under resamples of the reference with the chunk fixed (plus label noise:
+    the realised value), ``proxies`` the method's proxies of the chunk's
+    samples (row 0 of ``method.proxies``).
     ``fit`` is ``(method, correctness, confidence_level, failures)``: the
     chunk's method, the monitor's fits of correctness on the score (all,
     accepted samples), the level, and the reference's ``(failures,
     samples)`` (all, accepted samples).
     """
-    joint, refit = estimates
+    joint, refit, proxies = estimates
     method, correctness, confidence_level, failures = fit
     name = ESTIMATES[selective]
     values[name][c] = joint[0]
     expected = percentile_interval(joint[1:], confidence_level)
     values[f"expected_{name}_lower"][c] = expected[0]
     values[f"expected_{name}_upper"][c] = expected[1]
-    proxies = np.broadcast_to(
-        method.proxies(chunk, slice(0, 1))[selective],
-        (1, chunk.score.shape[0]),
-    )[0]
+    proxies = np.broadcast_to(proxies, (1, chunk.score.shape[0]))[0]
     rows = chunk.accepted if selective else slice(None)
     score = chunk.score[rows]
     variance = noise_variance(correctness[selective], score, proxies[rows])

@@ -543,10 +543,13 @@ class PerformanceMonitor(BaseEstimator):
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
-        joint, refit = bootstrap_estimates(method, chunk, rng, self.n_resamples)
+        proxies = method.proxies(chunk, slice(0, 1))
+        joint, refit = bootstrap_estimates(
+            method, chunk, rng, self.n_resamples, proxies
+        )
         fit = (method, self._correctness, self.confidence_level, self._failures)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
-            estimates = (joint[selective], refit[selective])
+            estimates = (joint[selective], refit[selective], proxies[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)
         # two-sided, each band at the level of one signal
         table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
