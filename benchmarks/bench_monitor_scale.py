@@ -64,19 +64,28 @@ def _stage_times(profile):
     return times
 
 
-def _timed(function, repeats):
-    """``(wall, cpu, stage walls, stage cpus)`` of ``function()``: the least
-    over ``repeats`` runs of each (the machine is shared), the stages from a
-    profile on each clock."""
+def _fitted(clf, method, n_resamples, X_ref, y_ref):
+    monitor = PerformanceMonitor(
+        clf, method=method, n_resamples=n_resamples, random_state=0
+    )
+    return monitor.fit(X_ref, y_ref)
+
+
+def _timed(fitted, X, repeats):
+    """``(wall, cpu, stage walls, stage cpus)`` of ``fitted().estimate(X)``
+    (a freshly fitted monitor each time, so that every run fits what a
+    monitor fits on its first chunk): the least over ``repeats`` runs of
+    each (the machine is shared), the stages from a profile on each clock."""
     walls, cpus, stage_walls, stage_cpus = [], [], [], []
     for _ in range(repeats):
         for clock, stages in (
             (time.perf_counter, stage_walls),
             (time.process_time, stage_cpus),
         ):
+            monitor = fitted()
             profile = cProfile.Profile(clock)
             start, cpu = time.perf_counter(), time.process_time()
-            profile.runcall(function)
+            profile.runcall(monitor.estimate, X)
             if clock is time.perf_counter:
                 walls.append(time.perf_counter() - start)
             else:
@@ -114,12 +123,10 @@ def run(rows, methods, resamples, repeats):
         predict = _predict_times(clf, X, repeats)
         for method in methods:
             for n_resamples in resamples:
-                monitor = PerformanceMonitor(
-                    clf, method=method, n_resamples=n_resamples, random_state=0
-                ).fit(X_ref, y_ref)
-                wall, cpu, stage_walls, stage_cpus = _timed(
-                    functools.partial(monitor.estimate, X), repeats
+                monitor = functools.partial(
+                    _fitted, clf, method, n_resamples, X_ref, y_ref
                 )
+                wall, cpu, stage_walls, stage_cpus = _timed(monitor, X, repeats)
                 for clock, total, before, stages in (
                     ("wall", wall, predict[0], stage_walls),
                     ("cpu", cpu, predict[1], stage_cpus),
