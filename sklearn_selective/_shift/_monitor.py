@@ -172,7 +172,10 @@ class PerformanceMonitor(BaseEstimator):
 
     n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
-        point estimates without intervals (bands and alerts remain).
+        point estimates without intervals (bands and alerts remain). A chunk
+        of more than 16,384 samples is resampled through a uniform sample of
+        16,384 of them (its estimates read every sample; see the user guide,
+        "What is sampled in a large chunk").
 
     min_chunk_size : int, default=10
         Chunks with fewer samples (or fewer accepted samples, for the selective
