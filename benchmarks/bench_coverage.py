@@ -21,6 +21,9 @@ guide page "What each interval covers" quotes these numbers.
   ``accuracy_lower/upper`` (and the selective ones) cover the chunk's realised
   accuracy, how often the ``expected_*`` intervals cover the population
   accuracy, and the rate of false alerts per chunk.
+- ``monitor_at_scale``: the same on chunks of twice ``RESAMPLE_CAP`` samples
+  (32,768), whose bootstrap resamples a uniform sample of the cap and whose
+  input signals read one, with the caps on and lifted (the exact bootstrap).
 - ``importance_weighted``: ``PerformanceMonitor(method="importance_weighted")``
   at 50 and 200 chunk samples, without shift and with the first feature moved
   by one (a covariate shift): how often its realised-value intervals cover the
@@ -46,6 +49,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
+from sklearn_selective._shift import _chunk_estimates, _methods, _signals
 from sklearn_selective.metrics import (
     augrc,
     aurc,
@@ -364,6 +368,41 @@ def bench_monitor(repeats, n_resamples, scale=1.0):
                   + "  ".join(f"{c:>14}" for c in cells))  # fmt: skip
 
 
+def bench_monitor_at_scale(repeats, n_resamples, methods=None):
+    """The monitor on chunks of twice the caps of a large chunk: the intervals
+    of a chunk bootstrapped through a uniform sample of ``RESAMPLE_CAP``
+    samples (and its input signals read through one of ``SIGNAL_SAMPLE_CAP``),
+    against the same chunks with the caps lifted (the exact bootstrap)."""
+    n_chunk = 2 * _chunk_estimates.RESAMPLE_CAP
+    print(
+        f"\nPerformanceMonitor on chunks of {n_chunk} samples (2 x RESAMPLE_CAP), "
+        "without shift (confidence_level = 0.95)"
+    )
+    print(f"{'method':>14} {'caps':>6}  {'realised acc':>14}  "
+          f"{'realised sel':>14}  {'expected acc':>14}  {'expected sel':>14}  "
+          f"{'false alerts':>14}")  # fmt: skip
+    caps = {
+        _chunk_estimates: "RESAMPLE_CAP",
+        _signals: "SIGNAL_SAMPLE_CAP",
+        _methods: "METHOD_SAMPLE_CAP",
+    }
+    kept = {module: getattr(module, name) for module, name in caps.items()}
+    for method in methods or ("calibrated_ac", "atc", "label_shift_em"):
+        for lifted in (False, True):
+            for module, name in caps.items():
+                setattr(module, name, n_chunk if lifted else kept[module])
+            try:
+                realised, expected, alerts = _monitor_rates(
+                    method, 1500, n_chunk, repeats, n_resamples
+                )
+            finally:
+                for module, name in caps.items():
+                    setattr(module, name, kept[module])
+            cells = [_rate(v) for v in (*realised, *expected, alerts)]
+            print(f"{method:>14} {'off' if lifted else 'on':>6}  "
+                  + "  ".join(f"{c:>14}" for c in cells))  # fmt: skip
+
+
 COST_MATRIX = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
 
 
@@ -595,6 +634,7 @@ def main():
             "failures",
             "groups",
             "monitor",
+            "monitor_at_scale",
             "importance_weighted",
             "per_class",
             "cascade_report",
@@ -618,6 +658,8 @@ def main():
         bench_monitor(
             options.repeats, min(options.n_resamples, 200), options.monitor_scale
         )
+    if options.only in (None, "monitor_at_scale"):
+        bench_monitor_at_scale(min(options.repeats, 200), min(options.n_resamples, 200))
     if options.only in (None, "importance_weighted"):
         bench_importance_weighted(
             min(options.repeats, 400), min(options.n_resamples, 200)

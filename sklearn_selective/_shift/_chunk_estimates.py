@@ -49,22 +49,54 @@ class ChunkTable:
         return alerted_by
 
 
-def bootstrap_estimates(method, chunk, rng, n_resamples):
-    """Point estimates (row 0) and bootstrap values of one chunk.
+# Above this many samples, a chunk's bootstrap resamples a uniform sample of
+# this many of its samples (drawn without replacement from the chunk's
+# resample stream): the resamples then cost what they cost on a chunk of this
+# size whatever the chunk's size (see :func:`bootstrap_estimates`). The point
+# estimates always read every sample.
+RESAMPLE_CAP = 2**14
+
+
+def bootstrap_estimates(method, chunk, rng, n_resamples, proxies=None):
+    """Point estimates (row 0) and bootstrap values of one chunk (``proxies``:
+    the method's proxies of the chunk, ``method.proxies(chunk, slice(0, 1))``,
+    when the caller has them).
 
     Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
     ``joint`` resamples the reference and the chunk together, ``refit``
     resamples the reference (the chunk's samples weigh one each, but a
     method fitted on the chunk too is fitted on its resample).
+
+    A chunk of more than :data:`RESAMPLE_CAP` samples is resampled through a
+    uniform sample of that many (:func:`_sampled_bootstrap`); the point
+    estimates (row 0) read every sample.
     """
     n_samples = chunk.score.shape[0]
-    point = estimates_for_rows(method, chunk, np.ones((1, n_samples)), slice(0, 1))
-    joint = ([point[0]], [point[1]])
-    refit = ([point[0]], [point[1]])
-    row = 1
+    if proxies is None:
+        proxies = method.proxies(chunk, slice(0, 1))
+    point = weighted_estimates(proxies, chunk, np.ones((1, n_samples)))
+    if n_samples > RESAMPLE_CAP and n_resamples:
+        return _sampled_bootstrap(method, chunk, rng, n_resamples, point)
+    joint, refit = _resampled(method, chunk, rng, n_resamples)
+    return tuple(
+        tuple(np.concatenate([point[k], values[k]]) for k in (0, 1))
+        for values in (joint, refit)
+    )
+
+
+def _resampled(method, chunk, rng, n_resamples, fixed=False):
+    """The bootstrap values of :func:`bootstrap_estimates` without row 0:
+    ``(joint, refit)``, and with ``fixed`` a third pair, the estimates of
+    each reference resample with the chunk held fixed (the method's fit on
+    the chunk too: ``refit`` itself for a method fitted on the reference
+    only)."""
+    n_samples = chunk.score.shape[0]
     weighted = getattr(method, "uses_chunk_weights", False)
+    values = tuple(([], []) for _ in range(3 if fixed else 2))
+    row = 1
     for counts in resample_counts(rng, n_samples, n_resamples):
         rows = slice(row, row + counts.shape[0])
+        ones = np.ones_like(counts)
         # A method fitted on the chunk too (its class prior) refits on the
         # chunk's resamples, for both intervals: the prior estimated from
         # these inputs is uncertain even with the chunk held fixed.
@@ -72,41 +104,83 @@ def bootstrap_estimates(method, chunk, rng, n_resamples):
             proxies = method.proxies(chunk, rows, counts)
         else:
             proxies = method.proxies(chunk, rows)
-        for values, weights in ((joint, counts), (refit, np.ones_like(counts))):
-            block = weighted_estimates(proxies, chunk, weights)
-            values[0].append(block[0])
-            values[1].append(block[1])
+        blocks = [weighted_estimates(proxies, chunk, w) for w in (counts, ones)]
+        if fixed:
+            held = blocks[1]
+            if weighted:
+                held = weighted_estimates(method.proxies(chunk, rows), chunk, ones)
+            blocks.append(held)
+        for pair, block in zip(values, blocks, strict=True):
+            pair[0].append(block[0])
+            pair[1].append(block[1])
         row = rows.stop
-    return (
-        tuple(np.concatenate(v) for v in joint),
-        tuple(np.concatenate(v) for v in refit),
+    empty = np.empty(0)
+    return tuple(tuple(np.concatenate([empty, *v]) for v in pair) for pair in values)
+
+
+def _sampled_bootstrap(method, chunk, rng, n_resamples, point):
+    """:func:`bootstrap_estimates` of a chunk of more than :data:`RESAMPLE_CAP`
+    samples, through a uniform sample ``S`` of ``m = RESAMPLE_CAP`` of them.
+
+    Each bootstrap value splits into the reference's part (the method refitted
+    on a reference resample, the chunk held fixed) and the chunk's part (the
+    chunk resampled). With ``E_S(r, w)`` the estimate on ``S`` of reference
+    resample ``r`` under chunk weights ``w`` (``r = 0``: the reference,
+    ``w = 1``: the chunk held fixed), ``E`` the point estimate on the whole
+    chunk (``n`` samples) and ``c`` a bootstrap resample of ``S``:
+
+        value_r = E + [E_S(r, 1) - E_S(0, 1)] + sqrt(m / n) [E_S(r, c) - E_S(r, 1)].
+
+    The reference's part is a mean over ``S`` of the change of the proxies
+    under refitting (small, so the sample's error on it is smaller still); the
+    chunk's part has the variance of a resample of ``m`` samples, ``n / m``
+    times that of a resample of the chunk, hence the factor (``m`` and ``n``
+    count the accepted samples for the selective accuracy). The coverage of
+    the intervals on chunks above the cap is checked by simulation
+    (``benchmarks/bench_coverage.py --only monitor_at_scale``).
+    """
+    n_samples = chunk.score.shape[0]
+    sample = np.sort(rng.choice(n_samples, RESAMPLE_CAP, replace=False))
+    small = chunk.take(sample)
+    base = estimates_for_rows(method, small, np.ones((1, RESAMPLE_CAP)), slice(0, 1))
+    joint, refit, fixed = _resampled(method, small, rng, n_resamples, fixed=True)
+    sizes = (
+        (RESAMPLE_CAP, n_samples),
+        (int(small.accepted.sum()), int(chunk.accepted.sum())),
     )
+    values = ([], [])
+    for k, (m, n) in enumerate(sizes):
+        scale = np.sqrt(m / n) if n else np.nan
+        reference_part = point[k][0] + (fixed[k] - base[k][0])
+        for pair, resampled in zip(values, (joint[k], refit[k]), strict=True):
+            value = reference_part + scale * (resampled - fixed[k])
+            pair.append(np.concatenate([point[k], np.clip(value, 0.0, 1.0)]))
+    return tuple(tuple(pair) for pair in values)
 
 
 def record_estimate(values, c, chunk, selective, estimates, fit):
     """Record in ``values`` chunk ``c``'s estimate, its realised-value and its
     expected-value intervals.
 
-    ``estimates`` is ``(joint, refit)`` of one estimate (``selective`` picks
-    which): ``joint`` the estimate under paired resamples of the reference and
-    the chunk (the expected value), ``refit`` under resamples of the
-    reference with the chunk fixed (plus label noise: the realised value).
+    ``estimates`` is ``(joint, refit, proxies)`` of one estimate
+    (``selective`` picks which): ``joint`` the estimate under paired
+    resamples of the reference and the chunk (the expected value), ``refit``
+    under resamples of the reference with the chunk fixed (plus label noise:
+    the realised value), ``proxies`` the method's proxies of the chunk's
+    samples (row 0 of ``method.proxies``).
     ``fit`` is ``(method, correctness, confidence_level, failures)``: the
     chunk's method, the monitor's fits of correctness on the score (all,
     accepted samples), the level, and the reference's ``(failures,
     samples)`` (all, accepted samples).
     """
-    joint, refit = estimates
+    joint, refit, proxies = estimates
     method, correctness, confidence_level, failures = fit
     name = ESTIMATES[selective]
     values[name][c] = joint[0]
     expected = percentile_interval(joint[1:], confidence_level)
     values[f"expected_{name}_lower"][c] = expected[0]
     values[f"expected_{name}_upper"][c] = expected[1]
-    proxies = np.broadcast_to(
-        method.proxies(chunk, slice(0, 1))[selective],
-        (1, chunk.score.shape[0]),
-    )[0]
+    proxies = np.broadcast_to(proxies, (1, chunk.score.shape[0]))[0]
     rows = chunk.accepted if selective else slice(None)
     score = chunk.score[rows]
     variance = noise_variance(correctness[selective], score, proxies[rows])

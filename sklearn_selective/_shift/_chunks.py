@@ -25,6 +25,18 @@ def _check_count(value, name):
     return int(value)
 
 
+def chunk_rows(members):
+    """The rows of a chunk to index its samples with: a slice where its
+    ``members`` are consecutive (a view, not a copy of a large chunk), else
+    ``members`` itself."""
+    members = np.asarray(members)
+    if members.size and np.array_equal(
+        members, np.arange(members[0], members[0] + members.size)
+    ):
+        return slice(int(members[0]), int(members[0]) + members.size)
+    return members
+
+
 def _contiguous(n_samples, sizes, partial):
     stop = np.cumsum(sizes)
     start = stop - sizes

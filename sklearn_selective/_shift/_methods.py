@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils._sklearn import safe_indexing
 from ..confidence._calibrators import IsotonicColumn, OneVsRest
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds
@@ -172,6 +173,15 @@ class _CalibratedAverageConfidence:
         )
 
 
+# Above this many samples, what a chunk's method fits on the chunk reads a
+# uniform sample of this many of its samples: the class prior (what
+# ``"auto"`` tests and ``class_prior`` reports; EM passes over every sample it
+# reads some 20 times) and the density ratio (its domain classifier's training
+# samples and the clipped share it scores). The estimates then read every
+# sample (``"label_shift_em"`` re-estimates the prior on each of them).
+METHOD_SAMPLE_CAP = 2**16
+
+
 class _LabelShiftEM(_CalibratedAverageConfidence):
     """Average confidence under the chunk's class prior, estimated by EM.
 
@@ -192,8 +202,14 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
         hits = np.stack([counts[:, y_index == j].sum(axis=1) for j in range(k)], 1)
         self.prior = hits / hits.sum(axis=1, keepdims=True)
 
-    def chunk_prior(self, chunk):
-        """The chunk's class prior, by EM with the reference's fit."""
+    def chunk_prior(self, chunk, rng):
+        """The chunk's class prior, by EM with the reference's fit; for a
+        chunk of more than :data:`METHOD_SAMPLE_CAP` samples, on a uniform
+        sample of that many (drawn from ``rng``)."""
+        n_samples = chunk.proba.shape[0]
+        if n_samples > METHOD_SAMPLE_CAP:
+            sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
+            chunk = chunk.take(np.sort(sample))
         proba = self.columns.predict_proba(chunk.proba, slice(0, 1))
         prior, _ = em_prior(proba, self.prior[:1], np.ones(proba.shape[:2]))
         return prior[0]
@@ -268,9 +284,14 @@ class _ImportanceWeighted:
     def for_inputs(self, features, rng):
         """``(bound method, clipped share)`` for a chunk's inputs: the method
         with the chunk's density ratio (unbound, NaN, for a chunk of fewer
-        than two samples)."""
-        if features.shape[0] < 2:
+        than two samples), fitted on a uniform sample of
+        :data:`METHOD_SAMPLE_CAP` samples of a larger chunk."""
+        n_samples = features.shape[0]
+        if n_samples < 2:
             return self, np.nan
+        if n_samples > METHOD_SAMPLE_CAP:
+            sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
+            features = safe_indexing(features, np.sort(sample))
         ratio = density_ratio(
             self.features, features, random_state=int(rng.integers(2**31 - 1))
         )
@@ -378,15 +399,16 @@ class FittedMethods:
 
         ``signals`` is ``(drift_scores, calibration_labels, drifted)`` of the
         drift signal; ``features`` the chunk's inputs (None where no method
-        reads them), ``rng`` the generator of its density ratio.
+        reads them), ``rng`` the generator of its density ratio (and of the
+        prior's sample of a large chunk).
         """
-        method, name, prior = self._choose(chunk, *signals)
+        method, name, prior = self._choose(chunk, *signals, rng)
         clipped_share = np.nan
         if features is not None and getattr(method, "needs_inputs", False):
             method, clipped_share = method.for_inputs(features, rng)
         return ChunkMethod(method, name, prior, clipped_share)
 
-    def _choose(self, chunk, drift_scores, calibration_labels, drifted):
+    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng):
         """``(method, its name, the chunk's EM prior or NaN)``.
 
         ``"auto"`` takes the label-shift adjusted estimate when the inputs
@@ -397,17 +419,17 @@ class FittedMethods:
         the calibrated average confidence when they did not (and without a
         domain classifier). The prior is estimated for every chunk of
         ``"label_shift_em"``, and for the chunks of ``"auto"`` whose inputs
-        moved.
+        moved (``rng`` draws its sample of a large chunk).
         """
         if self.name != "auto":
             prior = np.nan
             if self.name == "label_shift_em":
-                prior = self.bands.chunk_prior(chunk)
+                prior = self.bands.chunk_prior(chunk, rng)
             return self.bands, self.name, prior
         if not drifted:
             return self.bands, "calibrated_ac", np.nan
         label_shift = self.get("label_shift_em")
-        prior = label_shift.chunk_prior(chunk)
+        prior = label_shift.chunk_prior(chunk, rng)
         name = AUTO_COVARIATE
         if consistent_with_label_shift(
             *drift_scores, prior / label_shift.prior[0], calibration_labels

@@ -23,7 +23,7 @@ from ._chunk_estimates import (
     resample_counts,
 )
 from ._chunk_inputs import ChunkInputs, object_array, reliability
-from ._chunks import make_chunks, undefined_reason, warn_undefined
+from ._chunks import chunk_rows, make_chunks, undefined_reason, warn_undefined
 from ._class_estimates import ClassValues, LazyClassEstimates
 from ._methods import METHODS, FittedMethods
 from ._monitored_outputs import (
@@ -172,7 +172,10 @@ class PerformanceMonitor(BaseEstimator):
 
     n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
-        point estimates without intervals (bands and alerts remain).
+        point estimates without intervals (bands and alerts remain). A chunk
+        of more than 16,384 samples is resampled through a uniform sample of
+        16,384 of them (its estimates read every sample; see the user guide,
+        "What is sampled in a large chunk").
 
     min_chunk_size : int, default=10
         Chunks with fewer samples (or fewer accepted samples, for the selective
@@ -505,10 +508,11 @@ class PerformanceMonitor(BaseEstimator):
         table = ChunkTable(len(chunks.members), self.classes_.shape[0])
         for c, members in enumerate(chunks.members):
             table.drifts[c] = self._chunk_inputs.drift(X, members)
+            rows = chunk_rows(members)
             chunk_features = None
             if features is not None:
-                chunk_features = safe_indexing(features, members)
-            self._estimate_chunk(table, c, outputs.take(members), chunk_features)
+                chunk_features = safe_indexing(features, rows)
+            self._estimate_chunk(table, c, outputs.take(rows), chunk_features)
         warn_undefined(table.reasons)
         return self._result(table, chunks, outputs)
 
@@ -542,10 +546,13 @@ class PerformanceMonitor(BaseEstimator):
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
-        joint, refit = bootstrap_estimates(method, chunk, rng, self.n_resamples)
+        proxies = method.proxies(chunk, slice(0, 1))
+        joint, refit = bootstrap_estimates(
+            method, chunk, rng, self.n_resamples, proxies
+        )
         fit = (method, self._correctness, self.confidence_level, self._failures)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
-            estimates = (joint[selective], refit[selective])
+            estimates = (joint[selective], refit[selective], proxies[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)
         # two-sided, each band at the level of one signal
         table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())

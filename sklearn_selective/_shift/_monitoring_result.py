@@ -98,7 +98,10 @@ class MonitoringResult(ResultMixin):
         a prediction interval at ``confidence_level`` for the chunk's
         *realised* accuracy (what :meth:`with_labels` measures): the estimate's
         uncertainty from the reference plus the label noise of the chunk's
-        ``n`` samples (see ``PerformanceMonitor``, Notes).
+        ``n`` samples (see ``PerformanceMonitor``, Notes). The estimate
+        reads every sample; for a chunk of more than 16,384 samples, the
+        bootstrap behind both intervals resamples a uniform sample of 16,384
+        of them (its chunk part scaled to the chunk's size).
 
     selective_accuracy, selective_accuracy_lower, selective_accuracy_upper : \
 ndarray of shape (n_chunks,)
@@ -115,12 +118,16 @@ ndarray of shape (n_chunks,)
     novel_share, novel_share_limit : ndarray of shape (n_chunks,)
         Share of the chunk the monitor's novelty detector flags, and the
         largest share that raises no alert (NaN without a detector). Without
-        shift about ``novelty_rate`` of a chunk is flagged.
+        shift about ``novelty_rate`` of a chunk is flagged. For a chunk of
+        more than 16,384 samples, the share of a uniform sample of 16,384 of
+        them (the alert's test is on that sample, so its level holds).
 
     drift_score, drift_threshold : ndarray of shape (n_chunks,)
         AUC of a domain classifier telling the chunk from the reference (0.5:
         indistinguishable, 1: fully separated) and the AUC above which the
-        chunk alerts (NaN without a domain classifier).
+        chunk alerts (NaN without a domain classifier). For a chunk of more
+        than 16,384 samples, both are those of a uniform sample of 16,384 of
+        them.
 
     accuracy_band, selective_accuracy_band : ndarray of shape (n_chunks, 2)
         The reference band of each chunk: where the estimate would fall on a
@@ -146,7 +153,8 @@ ndarray of shape (n_chunks,)
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
         ``method="label_shift_em"``, and with ``"auto"`` for the chunks whose
-        ``drift_score`` alerted; NaN otherwise.
+        ``drift_score`` alerted; NaN otherwise. For a chunk of more than
+        65,536 samples, the EM prior of a uniform sample of 65,536 of them.
 
     classes : ndarray of shape (n_classes,)
         The estimator's classes (the columns of the per-class arrays).
@@ -207,7 +215,9 @@ shape (n_chunks, n_classes) or None
         Share of the chunk whose density ratio to the reference reaches its
         clip (20): inputs where the reference has next to no mass. Computed
         where the chunk's method re-weights the reference
-        (``"importance_weighted"``); NaN elsewhere.
+        (``"importance_weighted"``); NaN elsewhere. For a chunk of more
+        than 65,536 samples, the share of a uniform sample of 65,536 of them
+        (on which the density ratio is fitted).
 
     estimate_reliable : ndarray of shape (n_chunks,), dtype=bool
         False where the input signals place the chunk outside what the

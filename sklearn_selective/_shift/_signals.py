@@ -20,6 +20,11 @@ that is valid when the chunk is drawn like the reference:
   Mann-Whitney statistic has its null distribution (normal approximation with
   the tie correction and a continuity correction); ``drift_threshold`` is the
   AUC at which the p-value reaches the signal's level.
+
+A chunk of more than :data:`SIGNAL_SAMPLE_CAP` samples is read through a
+uniform sample of that many (drawn without replacement from the chunk's
+signal stream): both signals, their p-values and limits are those of the
+sample, whose rows are drawn like the chunk's, so each test keeps its level.
 """
 
 import numpy as np
@@ -36,6 +41,10 @@ from ..confidence._model_output import classifier_inputs
 
 # At most this many samples of each side train a domain classifier (speed).
 MAX_DRIFT_SAMPLES = 2000
+# Above this many samples, the input signals read a uniform sample of this many
+# of a chunk's samples (the novelty detector and the domain classifier score
+# every sample they read).
+SIGNAL_SAMPLE_CAP = 2**14
 
 
 def monitored_inputs(estimator, X):
@@ -223,8 +232,14 @@ class InputSignals:
     def evaluate(self, values, c, features, rng, alpha):
         """Chunk ``c``'s signals into ``values``: the names of those that alert
         at ``alpha``, and the domain classifier's held-out scores (reference,
-        chunk; None without one or for a chunk under 4 samples)."""
+        chunk; None without one or for a chunk under 4 samples). A chunk of
+        more than :data:`SIGNAL_SAMPLE_CAP` samples is read through a uniform
+        sample of that many."""
         fired, scores = [], None
+        n_samples = features.shape[0]
+        if n_samples > SIGNAL_SAMPLE_CAP:
+            sample = rng.choice(n_samples, SIGNAL_SAMPLE_CAP, replace=False)
+            features = safe_indexing(features, np.sort(sample))
         if self.novelty_detector is not None:
             share, limit, p_value = self.novelty(features, alpha)
             values["novel_share"][c], values["novel_share_limit"][c] = share, limit

@@ -96,3 +96,16 @@ def test_a_cascade_has_its_stage_shares_on_dask(client):
     in_memory = monitor.estimate(X[1400:], chunk_size=200)
     _same(on_dask, in_memory)
     assert "stage_share_nb" in on_dask.to_frame().columns
+
+
+def test_chunks_above_the_sample_caps_on_dask(client, monitored, monkeypatch):
+    # issue 37: a large chunk's samples are drawn from the chunk's streams,
+    # so they are the same on the cluster.
+    from sklearn_selective._shift import _chunk_estimates, _methods, _signals
+
+    monkeypatch.setattr(_chunk_estimates, "RESAMPLE_CAP", 64)
+    monkeypatch.setattr(_signals, "SIGNAL_SAMPLE_CAP", 64)
+    monkeypatch.setattr(_methods, "METHOD_SAMPLE_CAP", 64)
+    monitor, X = monitored
+    on_dask = monitor.estimate(da.from_array(X, chunks=(200, 5)))
+    _same(on_dask, monitor.estimate(X, chunk_size=200))
