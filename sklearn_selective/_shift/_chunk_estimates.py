@@ -57,31 +57,33 @@ class ChunkTable:
 RESAMPLE_CAP = 2**14
 
 
-def bootstrap_estimates(method, chunk, rng, n_resamples, proxies=None):
-    """Point estimates (row 0) and bootstrap values of one chunk (``proxies``:
-    the method's proxies of the chunk, ``method.proxies(chunk, slice(0, 1))``,
-    when the caller has them).
+def bootstrap_estimates(method, chunk, rng, n_resamples):
+    """Point estimates (row 0) and bootstrap values of one chunk.
 
-    Returns ``(joint, refit)``, each a pair (accuracy, selective accuracy):
-    ``joint`` resamples the reference and the chunk together, ``refit``
-    resamples the reference (the chunk's samples weigh one each, but a
-    method fitted on the chunk too is fitted on its resample).
+    Returns ``(joint, refit, proxies)``: ``joint`` and ``refit`` each a pair
+    (accuracy, selective accuracy), ``joint`` resampling the reference and the
+    chunk together, ``refit`` the reference (the chunk's samples weigh one
+    each, but a method fitted on the chunk too is fitted on its resample);
+    ``proxies`` the method's proxies of the chunk's samples,
+    ``method.proxies(chunk, slice(0, 1))``, which the point estimates and
+    the realised-value intervals read.
 
     A chunk of more than :data:`RESAMPLE_CAP` samples is resampled through a
     uniform sample of that many (:func:`_sampled_bootstrap`); the point
     estimates (row 0) read every sample.
     """
     n_samples = chunk.score.shape[0]
-    if proxies is None:
-        proxies = method.proxies(chunk, slice(0, 1))
+    proxies = method.proxies(chunk, slice(0, 1))
     point = weighted_estimates(proxies, chunk, np.ones((1, n_samples)))
     if n_samples > RESAMPLE_CAP and n_resamples:
-        return _sampled_bootstrap(method, chunk, rng, n_resamples, point)
+        joint, refit = _sampled_bootstrap(method, chunk, rng, n_resamples, point)
+        return joint, refit, proxies
     joint, refit = _resampled(method, chunk, rng, n_resamples)
-    return tuple(
+    joint, refit = (
         tuple(np.concatenate([point[k], values[k]]) for k in (0, 1))
         for values in (joint, refit)
     )
+    return joint, refit, proxies
 
 
 def _resampled(method, chunk, rng, n_resamples, fixed=False):

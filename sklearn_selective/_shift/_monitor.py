@@ -173,9 +173,8 @@ class PerformanceMonitor(BaseEstimator):
     n_resamples : int, default=200
         Bootstrap resamples, each of the reference and of the chunk; 0 gives
         point estimates without intervals (bands and alerts remain). A chunk
-        of more than 16,384 samples is resampled through a uniform sample of
-        16,384 of them (its estimates read every sample; see the user guide,
-        "What is sampled in a large chunk").
+        above 16,384 samples is resampled through a uniform sample of that
+        many (its estimates read every sample; see the user guide).
 
     min_chunk_size : int, default=10
         Chunks with fewer samples (or fewer accepted samples, for the selective
@@ -528,12 +527,9 @@ class PerformanceMonitor(BaseEstimator):
             return
         drift_scores = None
         if self._signals.n_signals:
+            rng = stream_rng(self._seed, "signals", c)
             table.fired[c], drift_scores = self._signals.evaluate(
-                table.values,
-                c,
-                features,
-                stream_rng(self._seed, "signals", c),
-                self._signal_alpha(),
+                table.values, c, features, rng, self._signal_alpha()
             )
         labels = getattr(self._signals, "calibration_labels", None)
         chosen = self._methods.for_chunk(
@@ -546,9 +542,8 @@ class PerformanceMonitor(BaseEstimator):
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
-        proxies = method.proxies(chunk, slice(0, 1))
-        joint, refit = bootstrap_estimates(
-            method, chunk, rng, self.n_resamples, proxies
+        joint, refit, proxies = bootstrap_estimates(
+            method, chunk, rng, self.n_resamples
         )
         fit = (method, self._correctness, self.confidence_level, self._failures)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
