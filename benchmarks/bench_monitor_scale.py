@@ -35,7 +35,8 @@ before issue 37, one run, "after" the least of 3)::
 idle machine before issue 37: 22.8 s beyond at 1e6 with 200 resamples, 10.2 s
 without; after, on the idle machine, three runs (least of 3-5 each) gave
 0.56-1.11 s wall and 0.88-1.47 s CPU beyond at 1e6 with 200 resamples,
-0.36-0.45 s wall without. CPU exceeds wall where numpy's BLAS or scikit-learn use both cores.
+0.36-0.45 s wall without. CPU exceeds wall where numpy's BLAS or
+scikit-learn use both cores.
 
 What changed: a chunk above a cap is read through a uniform sample of the cap
 (drawn from the chunk's own stream, so the same in memory and on Dask; a
