@@ -57,7 +57,11 @@ from scipy.stats import norm
 from sklearn.utils import check_random_state
 
 # The package's isotonic calibrations under rows of weights (one room each).
-from ..confidence._calibrators import IsotonicColumn, OneVsRest
+from ..confidence._calibrators import (
+    IsotonicColumn,
+    OneVsRest,
+    helped_columns,
+)
 from ._density_ratio import DensityRatio, _as_features, density_ratio
 from ._failure_floor import failure_floor_interval
 
@@ -113,39 +117,39 @@ def _cbpe_top(columns, proba, pred_index, rows):
 
 
 class BasePrediction:
-    """The base predictor of correctness on one side of the reference: the
-    model's confidence, or CBPE's calibration of it (one-vs-rest isotonic,
-    renormalised) where that predicts correctness better on held-out
-    reference samples (Brier score, two folds; NannyML also calibrates only
-    where it helps; requiring the gain to pass two standard errors was
-    tried and erred more on the selective accuracy of a miscalibrated
-    model). ``residual``: correctness minus the base's held-out
-    prediction on each reference sample (cross-fitted, so that a
-    calibration does not hide its own errors from the correction)."""
+    """The base predictor of correctness on one side of the reference: CBPE's
+    calibration of the model's probabilities (one-vs-rest isotonic,
+    renormalised), with a class left uncalibrated where calibration does not
+    lower its held-out calibration error (:func:`isotonic_helps`, NannyML's
+    rule); the model's confidence where no class is calibrated.
+    ``residual``: correctness minus the base's held-out prediction on each
+    reference sample (cross-fitted on two folds, so that a calibration does
+    not hide its own errors from the correction)."""
 
     def __init__(self, proba, pred_index, y_index, counts, rng):
         n_samples = proba.shape[0]
         correct = (pred_index == y_index).astype(np.float64)
         confidence = proba[np.arange(n_samples), pred_index]
-        held_out = confidence.copy()
         folds = rng.permutation(np.arange(n_samples) % 2)
+        self.kinds = helped_columns(proba, y_index)
+        self.calibrated = IsotonicColumn in self.kinds
+        self.columns = None
+        self.residual = correct - confidence
+        if not self.calibrated:
+            return
+        held_out = confidence.copy()
         for fold in range(2):
             train, test = folds != fold, folds == fold
             if train.sum() < 2 or not test.any():
                 continue
             columns = OneVsRest(
-                IsotonicColumn, proba[train], y_index[train], np.ones((1, train.sum()))
+                self.kinds, proba[train], y_index[train], np.ones((1, train.sum()))
             )
             held_out[test] = _cbpe_top(
                 columns, proba[test], pred_index[test], slice(0, 1)
             )[0]
-        brier = np.mean((correct - held_out) ** 2)
-        self.calibrated = bool(brier < np.mean((correct - confidence) ** 2))
-        self.columns = None
-        self.residual = correct - confidence
-        if self.calibrated:
-            self.columns = OneVsRest(IsotonicColumn, proba, y_index, counts)
-            self.residual = correct - held_out
+        self.columns = OneVsRest(self.kinds, proba, y_index, counts)
+        self.residual = correct - held_out
 
     def predict(self, proba, pred_index, rows=slice(None)):
         """The base of each chunk sample per reference row in ``rows`` (``(1,
@@ -276,8 +280,8 @@ class ImportanceWeightedCBPE:
         ``"weighted_calibration"``: PAPE's, the top-label isotonic
         calibration fitted under the weights, averaged over the chunk.
         ``"doubly_robust"``: the chunk's mean base prediction of
-        correctness (the confidence, or its CBPE calibration where that
-        predicts correctness better on held-out reference samples) plus the
+        correctness (its CBPE calibration, each class calibrated only where
+        that lowers its held-out calibration error, as NannyML does) plus the
         importance-weighted mean residual of the base on the reference,
         shrunk by its noise (:func:`_doubly_robust_estimates`);
         it erred less in ``benchmarks/bench_estimates.py`` (the calibration

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._utils._sklearn import safe_indexing
-from ..confidence._calibrators import IsotonicColumn, OneVsRest
+from ..confidence._calibrators import IsotonicColumn, OneVsRest, helped_columns
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds
 from ._density_ratio import density_ratio
@@ -142,21 +142,23 @@ class _CalibratedAverageConfidence:
     """Average confidence after per-class isotonic calibration on the reference.
 
     Each class's probability is calibrated one-vs-rest by isotonic regression
-    on the reference labels, the calibrated rows are renormalised to sum to
-    one, and the proxy is the calibrated probability of the predicted class
-    (the calibration step of NannyML's CBPE).
+    on the reference labels where that lowers its held-out calibration error
+    (:func:`helped_columns`, NannyML's test), the rows are renormalised to sum
+    to one, and the proxy is the calibrated probability of the predicted class
+    (the calibration step of NannyML's CBPE). The selective accuracy's
+    calibration is fitted, and tested, on the accepted reference samples.
     """
 
     needs_proba = True
 
     def __init__(self, reference, correct, counts, y_index):
         accepted = reference.accepted
-        self.columns = OneVsRest(IsotonicColumn, reference.proba, y_index, counts)
+        self.columns = OneVsRest(
+            helped_columns(reference.proba, y_index), reference.proba, y_index, counts
+        )
+        proba, y_accepted = reference.proba[accepted], y_index[accepted]
         self.selective = OneVsRest(
-            IsotonicColumn,
-            reference.proba[accepted],
-            y_index[accepted],
-            counts[:, accepted],
+            helped_columns(proba, y_accepted), proba, y_accepted, counts[:, accepted]
         )
 
     @staticmethod
@@ -185,8 +187,8 @@ METHOD_SAMPLE_CAP = 2**16
 class _LabelShiftEM(_CalibratedAverageConfidence):
     """Average confidence under the chunk's class prior, estimated by EM.
 
-    The posteriors are the reference's per-class isotonic calibration (as for
-    ``"cbpe"``); EM (Saerens et al. 2002) reweights them to the prior that
+    The posteriors are the reference's per-class isotonic calibration (of
+    every class: EM needs calibrated posteriors); EM (Saerens et al. 2002) reweights them to the prior that
     makes them consistent with the chunk; the proxy is the reweighted
     probability of the predicted class, for the accuracy and, on the accepted
     samples, the selective accuracy. The prior is re-estimated for every
@@ -230,9 +232,9 @@ class _ImportanceWeighted:
     """CBPE re-weighted to the chunk's inputs (doubly robust, PAPE's weights).
 
     Per side (all reference samples, the accepted ones), a base prediction
-    of correctness: the probability of the predicted class, or its CBPE
-    calibration where that predicts correctness better on held-out
-    reference samples (:class:`BasePrediction`). A chunk's proxy is its base
+    of correctness: the CBPE calibration of the probability of the predicted
+    class, each class calibrated only where that lowers its held-out
+    calibration error (:class:`BasePrediction`). A chunk's proxy is its base
     plus the reference's mean residual of the base re-weighted to the chunk
     by the cross-fitted, clipped density ratio of chunk to reference inputs
     (:func:`density_ratio`), shrunk by its noise (:func:`shrunk_correction`).

@@ -108,18 +108,20 @@ class PerformanceMonitor(BaseEstimator):
           covariate shift (which also moves the prior EM sees) and upwards on
           small chunks without it (+0.008 at 500: see the user guide);
         - ``"cbpe"``: each class's probability calibrated one-vs-rest by
-          isotonic regression and renormalised, then the calibrated
-          probability of the predicted class averaged (NannyML's CBPE
-          calibration); slightly biased without shift;
+          isotonic regression where that lowers its calibration error on
+          held-out reference samples (NannyML's test: 10 splits holding out
+          a tenth, 10 bins of equal counts), renormalised, then the
+          calibrated probability of the predicted class averaged (NannyML's
+          CBPE calibration); slightly biased without shift;
         - ``"importance_weighted"``: CBPE re-weighted to each chunk's
           inputs, for covariate shift (PAPE, Białek et al. 2025 [5]_). Per
           chunk, a domain classifier (logistic regression on the
           standardised inputs the final classifier sees and their squares,
           cross-fitted on two folds) gives the density ratio of chunk to
           reference inputs, clipped to ``[1/20, 20]``; the estimate is the
-          chunk's mean *base* prediction of correctness (the probability of
-          the predicted class, or its CBPE calibration where that predicts
-          correctness better on held-out reference samples) plus the
+          chunk's mean *base* prediction of correctness (the CBPE
+          calibration of the probability of the predicted class, as
+          ``"cbpe"``, each class calibrated only where that helps) plus the
           reference's mean residual of the base re-weighted by the ratio
           (doubly robust; the correction is shrunk where it barely stands out
           of its noise). It assumes that ``P(y | x)`` holds and that the

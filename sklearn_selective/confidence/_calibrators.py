@@ -26,6 +26,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 from sklearn.isotonic import IsotonicRegression, isotonic_regression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedShuffleSplit
 
 try:  # scipy >= 1.12: the same PAVA behind a wrapper 12x lighter per call
     from scipy.optimize import isotonic_regression as _scipy_isotonic_regression
@@ -218,22 +220,93 @@ class PlattColumn:
         return 1.0 / (1.0 + np.exp(-(self.a[rows, None] + self.b[rows, None] * z)))
 
 
+class IdentityColumn:
+    """One score left as it is, for every row of ``counts`` (the column kind of
+    a class that calibration does not help, see :func:`isotonic_helps`)."""
+
+    def __init__(self, values, outcome, counts):
+        self.n_rows = np.shape(counts)[0]
+
+    def predict(self, values, rows):
+        """``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        return np.broadcast_to(values, (len(range(self.n_rows)[rows]), len(values)))
+
+
+def _binned_calibration_error(values, outcome, n_bins):
+    """Expected calibration error over ``n_bins`` bins of equal counts of the
+    sorted ``values``."""
+    order = np.argsort(values, kind="stable")
+    edges = np.linspace(0, len(values), n_bins + 1).astype(int)
+    values, outcome = values[order], outcome[order]
+    gaps = np.add.reduceat(values - outcome, edges[:-1])
+    return float(np.abs(gaps).sum() / len(values))
+
+
+def isotonic_helps(values, outcome, random_state, n_splits=10, n_bins=10):
+    """Whether isotonic calibration of one score lowers its calibration error
+    on held-out samples (NannyML's test before calibrating a class in CBPE).
+
+    ``n_splits`` stratified random splits hold out a tenth of the samples
+    each; the calibration is fitted on the rest. The held-out samples of all
+    splits are pooled, and the expected calibration error (``n_bins`` bins of
+    equal counts) of the calibrated scores is compared with that of the raw
+    ones. False where ``outcome`` is constant, where the score ranks it
+    perfectly, or where there are too few samples to split.
+    """
+    outcome = np.asarray(outcome, dtype=bool)
+    n_minority = min(outcome.sum(), (~outcome).sum())
+    if n_minority < 2 or len(values) < 2 * n_bins:
+        return False
+    if roc_auc_score(outcome, values) > 0.999:
+        return False
+    splits = StratifiedShuffleSplit(
+        n_splits=n_splits, test_size=0.1, random_state=random_state
+    ).split(values, outcome)
+    raw, calibrated, held_out = [], [], []
+    for train, test in splits:
+        column = IsotonicColumn(values[train], outcome[train], np.ones((1, len(train))))
+        raw.append(values[test])
+        calibrated.append(column.predict(values[test], slice(0, 1))[0])
+        held_out.append(outcome[test])
+    held_out = np.concatenate(held_out).astype(np.float64)
+    before = _binned_calibration_error(np.concatenate(raw), held_out, n_bins)
+    after = _binned_calibration_error(np.concatenate(calibrated), held_out, n_bins)
+    return after < before
+
+
+def helped_columns(proba, y_index, random_state=0):
+    """The column kind of each class of ``proba``: :class:`IsotonicColumn` where
+    :func:`isotonic_helps` (NannyML's test; in a binary problem one test, on
+    the second class, decides for both columns), :class:`IdentityColumn`
+    elsewhere. The splits are drawn from ``random_state`` (fixed by default,
+    so that a reference always gets the same choice)."""
+    n_classes = proba.shape[1]
+    tested = [1] if n_classes == 2 else range(n_classes)
+    helped = {
+        j: isotonic_helps(proba[:, j], y_index == j, random_state) for j in tested
+    }
+    if n_classes == 2:
+        helped[0] = helped[1]
+    return [IsotonicColumn if helped[j] else IdentityColumn for j in range(n_classes)]
+
+
 class OneVsRest:
     """Each class's probability calibrated against the class by ``column`` (a
-    column kind: :class:`IsotonicColumn` or :class:`PlattColumn`), per row of
-    ``counts``."""
+    column kind: :class:`IsotonicColumn`, :class:`PlattColumn` or
+    :class:`IdentityColumn`; or a sequence of kinds, one per class), per row
+    of ``counts``."""
 
     def __init__(self, column, proba, y_index, counts):
+        n_classes = proba.shape[1]
+        kinds = column if isinstance(column, (list, tuple)) else [column] * n_classes
         self.columns = [
-            column(proba[:, j], y_index == j, counts) for j in range(proba.shape[1])
+            kind(proba[:, j], y_index == j, counts) for j, kind in enumerate(kinds)
         ]
 
     def predict(self, proba, rows):
         """The calibrated columns ``(rows, n, k)``, not renormalised."""
-        return np.stack(
-            [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)],
-            axis=-1,
-        )
+        columns = [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)]
+        return np.stack(np.broadcast_arrays(*columns), axis=-1)
 
     def predict_proba(self, proba, rows):
         """The calibrated rows renormalised to sum to one ``(rows, n, k)``; a

@@ -1,17 +1,22 @@
 """The calibrator room: calibrators of a probability matrix and calibrators
 batched over weightings (isotonic and Platt columns, one-vs-rest, top-label)."""
 
+import itertools
+
 import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_selective.confidence._calibrators import (
+    IdentityColumn,
     IsotonicColumn,
     OneVsRest,
     PlattColumn,
     TopLabelPerClass,
+    helped_columns,
     increasing_fit,
+    isotonic_helps,
     logit,
     with_top_label,
 )
@@ -114,3 +119,76 @@ def test_top_label_per_class_falls_back_to_the_pooled_fit():
     got = top.predict(np.array([0.7, 0.7]), np.array([0, 1]), slice(0, 1))
     assert got[0, 0] == own.predict(np.array([0.7]), slice(0, 1))[0, 0]
     assert got[0, 1] == pooled.predict(np.array([0.7]), slice(0, 1))[0, 0]
+
+
+# ----------------------------------------------------------------------------------
+# The test before calibrating a class (NannyML's): held-out calibration error
+# ----------------------------------------------------------------------------------
+def _slow_binned_error(values, outcome, n_bins=10):
+    """Expected calibration error over bins of equal counts, sample by sample."""
+    order = np.argsort(values, kind="stable")
+    values, outcome = values[order], outcome[order]
+    edges = [i * len(values) // n_bins for i in range(n_bins + 1)]
+    total = 0.0
+    for left, right in itertools.pairwise(edges):
+        gap = sum(values[i] - outcome[i] for i in range(left, right))
+        total += abs(gap)
+    return total / len(values)
+
+
+def _slow_isotonic_helps(values, outcome, seed):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    raw, calibrated, held_out = [], [], []
+    splits = StratifiedShuffleSplit(n_splits=10, test_size=0.1, random_state=seed)
+    for train, test in splits.split(values, outcome):
+        fit = IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip")
+        fit.fit(values[train], outcome[train])
+        raw.extend(values[test])
+        calibrated.extend(fit.predict(values[test]))
+        held_out.extend(outcome[test].astype(float))
+    held_out = np.array(held_out)
+    before = _slow_binned_error(np.array(raw), held_out)
+    return _slow_binned_error(np.array(calibrated), held_out) < before
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_isotonic_helps_is_the_held_out_calibration_error_test(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 400))
+    values = rng.uniform(0, 1, n).round(int(rng.integers(1, 4)))  # ties
+    slope = rng.choice([1.0, 0.5, 1.5])
+    outcome = rng.random(n) < np.clip(0.5 + slope * (values - 0.5), 0, 1)
+    assert isotonic_helps(values, outcome, seed) == _slow_isotonic_helps(
+        values, outcome, seed
+    )
+
+
+def test_isotonic_helps_a_miscalibrated_score_and_leaves_edge_cases_alone():
+    rng = np.random.default_rng(0)
+    values = rng.uniform(0.5, 1.0, 2000)
+    overconfident = rng.random(2000) < values - 0.3
+    assert isotonic_helps(values, overconfident, 0)
+    assert not isotonic_helps(values, np.ones(2000, dtype=bool), 0)  # one outcome
+    assert not isotonic_helps(values, values > 0.7, 0)  # ranked perfectly
+    assert not isotonic_helps(values[:15], overconfident[:15], 0)  # too few
+
+
+def test_helped_columns_mix_kinds_and_one_vs_rest_keeps_the_others():
+    rng = np.random.default_rng(1)
+    n = 3000
+    proba = rng.dirichlet(np.ones(3), n)
+    y = np.array([rng.choice(3, p=p) for p in proba])  # calibrated...
+    proba[:, 0] = proba[:, 0] ** 2  # ... but class 0 distorted
+    kinds = helped_columns(proba, y)
+    assert kinds[0] is IsotonicColumn
+    columns = OneVsRest(kinds, proba, y, np.ones((2, n)))
+    out = columns.predict(proba, slice(0, 2))
+    assert out.shape == (2, n, 3)
+    for j, kind in enumerate(kinds):
+        if kind is IdentityColumn:
+            np.testing.assert_array_equal(
+                out[:, :, j], np.broadcast_to(proba[:, j], (2, n))
+            )
+    binary = helped_columns(np.column_stack([1 - proba[:, 0], proba[:, 0]]), y == 0)
+    assert binary[0] is binary[1]
