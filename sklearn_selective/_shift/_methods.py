@@ -188,11 +188,12 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
     """Average confidence under the chunk's class prior, estimated by EM.
 
     The posteriors are the reference's per-class isotonic calibration (of
-    every class: EM needs calibrated posteriors); EM (Saerens et al. 2002) reweights them to the prior that
-    makes them consistent with the chunk; the proxy is the reweighted
-    probability of the predicted class, for the accuracy and, on the accepted
-    samples, the selective accuracy. The prior is re-estimated for every
-    weighting of the chunk (its bootstrap resamples too).
+    every class: EM needs calibrated posteriors); EM (Saerens et al. 2002)
+    reweights them to the prior that makes them consistent with the chunk;
+    the proxy is the reweighted probability of the predicted class, for the
+    accuracy and, on the accepted samples, the selective accuracy. The prior
+    is re-estimated for every weighting of the chunk (its bootstrap resamples
+    too).
     """
 
     uses_chunk_weights = True
