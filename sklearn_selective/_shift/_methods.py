@@ -231,14 +231,18 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
         hits = self.counts @ self.one_hot
         self.prior = hits / hits.sum(axis=1, keepdims=True)
         self.reference = (reference, correct.astype(np.float64))
-        # The calibration of each fold's samples, fitted on the other folds.
-        self.fold = np.arange(y_index.shape[0]) % RESIDUAL_FOLDS
-        self.out_of_fold = tuple(
-            OneVsRest(
-                IsotonicColumn, reference.proba, y_index, self.counts * (self.fold != f)
+        # Each fold's samples calibrated by the fit on the other folds, per
+        # row (kept as values: one array the size of a calibration's grid,
+        # where the fits would take RESIDUAL_FOLDS of them).
+        fold = np.arange(y_index.shape[0]) % RESIDUAL_FOLDS
+        self.out_of_fold = np.empty((self.counts.shape[0], *reference.proba.shape))
+        for f in range(RESIDUAL_FOLDS):
+            columns = OneVsRest(
+                IsotonicColumn, reference.proba, y_index, self.counts * (fold != f)
             )
-            for f in range(RESIDUAL_FOLDS)
-        )
+            self.out_of_fold[:, fold == f] = columns.predict_proba(
+                reference.proba[fold == f], slice(None)
+            )
 
     def chunk_prior(self, chunk, rng):
         """The chunk's class prior, by EM with the reference's fit; for a
@@ -265,14 +269,10 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
         blocks = ([], [])
         for start in range(first, stop, step):
             block = slice(start, min(start + step, stop))
-            calibrated = np.empty((block.stop - start, *reference.proba.shape))
-            for f, columns in enumerate(self.out_of_fold):
-                fold = self.fold == f
-                calibrated[:, fold] = columns.predict_proba(
-                    reference.proba[fold], block
-                )
             moved = shift_posterior(
-                calibrated, self.prior[block], prior[start - first : block.stop - first]
+                self.out_of_fold[block],
+                self.prior[block],
+                prior[start - first : block.stop - first],
             )
             g = np.take_along_axis(moved, reference.pred_index[None, :, None], axis=-1)[
                 ..., 0
