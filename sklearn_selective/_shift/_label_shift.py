@@ -6,8 +6,22 @@ posterior of a chunk is the reference posterior reweighted by
 the reference posterior, so they are biased by the prior's move. Saerens et
 al. (2002) estimate ``pi_chunk`` by EM: reweight the posteriors by the current
 prior, average them over the chunk for the next prior, until it stops
-moving (a maximum-likelihood estimate of the prior). The estimated accuracy
-is then the mean reweighted posterior of the predicted class.
+moving (a maximum-likelihood estimate of the prior).
+
+The accuracy under that prior corrects the mean reweighted posterior of the
+predicted class by the reference's residuals per class. Under label shift
+``P(x | y)`` holds, so for any function ``g`` of the inputs, with ``c`` the
+correctness (a function of ``x`` and ``y``),
+
+    E_chunk[c] = E_chunk[g] + sum_k pi_chunk(k) E_ref[c - g | y = k].
+
+With ``g`` the reweighted posterior of the predicted class, the first term
+is its mean over the chunk and the second the reference's mean residual of
+``g`` in each class weighted by the chunk's prior (:func:`class_residuals`);
+it is zero where the posteriors are calibrated, and otherwise removes the
+calibration's error in each class (the one-vs-rest calibration renormalised
+is not calibrated on its own reference: without shift, on chunks of 500, the
+mean posterior alone was 0.008 too high).
 """
 
 import numpy as np
@@ -43,13 +57,10 @@ def em_prior(proba, reference_prior, weights):
     from the chunk the maximum is on the boundary, EM slows down, and the
     posteriors are within about 2e-3 (a test checks).
     """
+    # posterior ∝ proba * prior / reference_prior = scaled * prior
+    scaled = _scaled(proba, reference_prior)
     with np.errstate(invalid="ignore", divide="ignore"):
         total = weights.sum(axis=1, keepdims=True)
-        # posterior ∝ proba * prior / reference_prior = scaled * prior
-        scaled = np.where(reference_prior[:, None, :] > 0, proba, 0.0)
-        scaled = (
-            scaled / np.where(reference_prior > 0, reference_prior, 1.0)[:, None, :]
-        )
         prior = reference_prior.copy()
         for _ in range(EM_MAX_ITER):
             updated = _em_step(scaled, proba, prior, weights) / total
@@ -57,9 +68,40 @@ def em_prior(proba, reference_prior, weights):
             prior = updated
             if done:
                 break
-        norm = np.einsum("rnk,rk->rn", scaled, prior)[..., None]
-        posterior = np.where(norm > 0, scaled * prior[:, None, :] / norm, proba)
-    return prior, posterior
+        return prior, _posterior(scaled, proba, prior)
+
+
+def _scaled(proba, reference_prior):
+    """``proba / reference_prior`` (0 for a class absent from the reference)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = np.where(reference_prior[:, None, :] > 0, proba, 0.0)
+        return scaled / np.where(reference_prior > 0, reference_prior, 1.0)[:, None, :]
+
+
+def shift_posterior(proba, reference_prior, prior):
+    """Posteriors ``proba`` (r, n, k) calibrated under ``reference_prior``
+    (r, k) moved to ``prior`` (r, k): reweighted by the ratio of the priors
+    and renormalised; a sample whose reweighted probabilities are all zero
+    keeps its own."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _posterior(_scaled(proba, reference_prior), proba, prior)
+
+
+def _posterior(scaled, proba, prior):
+    """:func:`shift_posterior` from the scaled posteriors."""
+    norm = np.einsum("rnk,rk->rn", scaled, prior)[..., None]
+    return np.where(norm > 0, scaled * prior[:, None, :] / norm, proba)
+
+
+def class_residuals(predicted, correct, one_hot, weights):
+    """The weighted mean of ``correct - predicted`` over the samples of each
+    class: ``predicted`` (r, n) a prediction of correctness of the reference
+    samples for each row, ``correct`` (n,), ``one_hot`` (n, k) their classes,
+    ``weights`` (r, n). Returns (r, k); 0 for a class without weight."""
+    weighted = weights * (correct[None, :] - predicted)
+    totals = weights @ one_hot
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0, (weighted @ one_hot) / totals, 0.0)
 
 
 # The level of the check that a label shift explains a chunk's inputs.

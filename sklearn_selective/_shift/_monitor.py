@@ -83,8 +83,8 @@ class PerformanceMonitor(BaseEstimator):
     method : {"auto", "calibrated_ac", "label_shift_em", "cbpe", \
 "importance_weighted", "atc", "ac", "doc"}, default="auto"
         How the accuracies are estimated; for the selective accuracy every
-        method but ``"label_shift_em"`` is fitted on the accepted reference
-        samples only:
+        method is fitted on the accepted reference samples only (but the
+        calibration ``"label_shift_em"`` reweights, fitted on all):
 
         - ``"auto"`` (the default): for a chunk whose inputs moved
           (``drift_score`` alerts), ``"label_shift_em"`` where a label shift
@@ -102,11 +102,11 @@ class PerformanceMonitor(BaseEstimator):
           reference (top-label calibration), averaged over all / accepted
           samples;
         - ``"label_shift_em"``: the class prior of each chunk estimated by EM
-          (Saerens et al. 2002) on the one-vs-rest isotonic calibration of
-          the probabilities, and the average reweighted probability of the
-          predicted class; consistent under label shift, biased under
-          covariate shift (which also moves the prior EM sees) and upwards on
-          small chunks without it (+0.008 at 500: see the user guide);
+          (Saerens et al. 2002) on the one-vs-rest isotonic calibration; the
+          mean reweighted probability of the predicted class, corrected by
+          its cross-validated residual per class on the reference; exact
+          under label shift, biased under covariate shift (which also moves
+          the prior EM sees);
         - ``"cbpe"``: each class's probability calibrated one-vs-rest by
           isotonic regression where that lowers its calibration error on
           held-out reference samples (NannyML's test: 10 splits holding out

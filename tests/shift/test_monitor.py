@@ -721,9 +721,9 @@ def test_above_the_caps_the_input_signals_read_a_sample(setting, monkeypatch):
 def test_above_the_resample_cap_nominal_coverage(monkeypatch, method):
     # Chunks of 2 x the cap, 200 repetitions: the intervals of a chunk
     # bootstrapped through its sample cover at their level (2 s.e.).
-    # (label_shift_em's estimate is biased by about 0.008 on chunks of 500
-    # with the caps lifted too: bench_coverage.py --only monitor_at_scale
-    # compares its coverage with and without them at the real caps.)
+    # (label_shift_em: bench_coverage.py --only monitor_at_scale compares its
+    # coverage with and without the real caps; on chunks of 500 its expected-
+    # value interval of the selective accuracy covers about 0.91.)
     _small_caps(monkeypatch, 250)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
