@@ -413,10 +413,9 @@ METHODS = {
 # What "auto" takes for a chunk whose inputs moved in a way a label shift does
 # not explain. benchmarks/bench_estimates.py decides (10 repetitions, 12
 # covariate-shift settings on 4 data sets; mean |error| of the accuracy /
-# selective accuracy): "auto" with it 0.0170 / 0.0121 against 0.0194 /
-# 0.0143 with "calibrated_ac", at or below on 9 settings, lower on 7 (NannyML
-# 0.13.1's CBPE: 0.0151 / 0.0121; the user guide has the table). Label-shift
-# and no-shift chunks are unchanged.
+# selective accuracy): "auto" with it 0.0152 / 0.0108 against 0.0195 /
+# 0.0143 with "calibrated_ac" (NannyML 0.13.1's CBPE: 0.0151 / 0.0121; the
+# user guide has the table). Label-shift and no-shift chunks are unchanged.
 AUTO_COVARIATE = "importance_weighted"
 
 
