@@ -111,9 +111,21 @@ def _mean_weights(grid, values):
 
 
 def _cbpe_top(columns, proba, pred_index, rows):
-    """CBPE's calibrated probability of the predicted class, ``(rows, n)``."""
-    calibrated = columns.predict_proba(proba, rows)
-    return np.take_along_axis(calibrated, pred_index[None, :, None], axis=-1)[..., 0]
+    """CBPE's calibrated probability of the predicted class, ``(rows, n)``:
+    ``columns.predict_proba``'s renormalised column of the predicted class,
+    without building the whole matrix (the predicted class's calibrated
+    column over the sum of all of them; a sample calibrated to zero for every
+    class keeps its own probability)."""
+    parts = [c.predict(proba[:, j], rows) for j, c in enumerate(columns.columns)]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    top = np.array(np.broadcast_to(parts[0], total.shape))
+    for j, part in enumerate(parts[1:], start=1):
+        np.copyto(top, part, where=(pred_index == j)[None, :])
+    own = proba[np.arange(proba.shape[0]), pred_index]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, top / total, own)
 
 
 class BasePrediction:

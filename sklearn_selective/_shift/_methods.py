@@ -9,6 +9,7 @@ accepted samples (selective accuracy). So the point estimate, the bootstrap
 interval and the reference band are the same computation.
 """
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -234,18 +235,26 @@ class _LabelShiftEM(_CalibratedAverageConfidence):
         hits = self.counts @ self.one_hot
         self.prior = hits / hits.sum(axis=1, keepdims=True)
         self.reference = (reference, correct.astype(np.float64))
-        # Each fold's samples calibrated by the fit on the other folds, per
-        # row (kept as values: one array the size of a calibration's grid,
-        # where the fits would take RESIDUAL_FOLDS of them).
+        self.y_index = y_index
+
+    @cached_property
+    def out_of_fold(self):
+        """Each fold's samples calibrated by the fit on the other folds, per
+        row (kept as values: one array the size of a calibration's grid,
+        where the fits would take RESIDUAL_FOLDS of them). Fitted when first
+        read: ``"auto"`` fits this method to test for a label shift, which
+        needs only the prior."""
+        reference, y_index = self.reference[0], self.y_index
         fold = np.arange(y_index.shape[0]) % RESIDUAL_FOLDS
-        self.out_of_fold = np.empty((self.counts.shape[0], *reference.proba.shape))
+        out_of_fold = np.empty((self.counts.shape[0], *reference.proba.shape))
         for f in range(RESIDUAL_FOLDS):
             columns = OneVsRest(
                 IsotonicColumn, reference.proba, y_index, self.counts * (fold != f)
             )
-            self.out_of_fold[:, fold == f] = columns.predict_proba(
+            out_of_fold[:, fold == f] = columns.predict_proba(
                 reference.proba[fold == f], slice(None)
             )
+        return out_of_fold
 
     def chunk_prior(self, chunk, rng):
         """The chunk's class prior, by EM with the reference's fit; for a

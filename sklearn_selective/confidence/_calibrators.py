@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from scipy.sparse import csr_matrix
 from scipy.special import log_softmax
 from sklearn.isotonic import IsotonicRegression, isotonic_regression
 from sklearn.metrics import roc_auc_score
@@ -35,6 +36,9 @@ except ImportError:  # pragma: no cover (the minimum versions)
     _scipy_isotonic_regression = None
 
 _TINY = np.finfo(np.float64).tiny
+# From this many rows of fits on, :meth:`IsotonicColumn.predict` interpolates
+# by a sparse product rather than by gathers.
+_SPARSE_ROWS = 8
 
 
 # ----------------------------------------------------------------------------------
@@ -148,6 +152,9 @@ class IsotonicColumn:
 
     def predict(self, values, rows):
         """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
+        on_grid = self.on_grid[rows]
+        if on_grid.shape[0] == 1:  # one fit: numpy's own interpolation
+            return np.interp(values, self.grid, on_grid[0])[None, :]
         last = self.grid.shape[0] - 1
         above = np.searchsorted(self.grid, values, side="right")
         high = np.minimum(above, last)
@@ -155,8 +162,19 @@ class IsotonicColumn:
         span = self.grid[high] - self.grid[low]
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(span > 0, (values - self.grid[low]) / span, 0.0)
-        on_grid = self.on_grid[rows]
-        return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
+        if on_grid.shape[0] < _SPARSE_ROWS:
+            return on_grid[:, low] * (1.0 - share) + on_grid[:, high] * share
+        # Many rows: one sparse product (two weights per value) instead of two
+        # gathers of (rows, n), the same sums, several times faster.
+        n = values.shape[0]
+        interpolation = csr_matrix(
+            (
+                np.concatenate([1.0 - share, share]),
+                (np.tile(np.arange(n), 2), np.concatenate([low, high])),
+            ),
+            shape=(n, self.grid.shape[0]),
+        )
+        return np.ascontiguousarray((interpolation @ on_grid.T).T)
 
 
 def logit(p):
