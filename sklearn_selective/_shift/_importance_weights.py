@@ -110,24 +110,6 @@ def _mean_weights(grid, values):
     return total / max(values.shape[0], 1)
 
 
-def _cbpe_top(columns, proba, pred_index, rows):
-    """CBPE's calibrated probability of the predicted class, ``(rows, n)``:
-    ``columns.predict_proba``'s renormalised column of the predicted class,
-    without building the whole matrix (the predicted class's calibrated
-    column over the sum of all of them; a sample calibrated to zero for every
-    class keeps its own probability)."""
-    parts = [c.predict(proba[:, j], rows) for j, c in enumerate(columns.columns)]
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
-    top = np.array(np.broadcast_to(parts[0], total.shape))
-    for j, part in enumerate(parts[1:], start=1):
-        np.copyto(top, part, where=(pred_index == j)[None, :])
-    own = proba[np.arange(proba.shape[0]), pred_index]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, top / total, own)
-
-
 class BasePrediction:
     """The base predictor of correctness on one side of the reference: CBPE's
     calibration of the model's probabilities (one-vs-rest isotonic,
@@ -157,8 +139,8 @@ class BasePrediction:
             columns = OneVsRest(
                 self.kinds, proba[train], y_index[train], np.ones((1, train.sum()))
             )
-            held_out[test] = _cbpe_top(
-                columns, proba[test], pred_index[test], slice(0, 1)
+            held_out[test] = columns.predict_picked(
+                proba[test], pred_index[test], slice(0, 1)
             )[0]
         self.columns = OneVsRest(self.kinds, proba, y_index, counts)
         self.residual = correct - held_out
@@ -169,7 +151,7 @@ class BasePrediction:
         row)."""
         if self.columns is None:
             return proba[np.arange(proba.shape[0]), pred_index][None, :]
-        return _cbpe_top(self.columns, proba, pred_index, rows)
+        return self.columns.predict_picked(proba, pred_index, rows)
 
 
 class ReferenceSide(NamedTuple):

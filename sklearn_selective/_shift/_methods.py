@@ -168,17 +168,10 @@ class _CalibratedAverageConfidence:
             helped_columns(proba, y_accepted), proba, y_accepted, counts[:, accepted]
         )
 
-    @staticmethod
-    def _calibrated_pred(columns, chunk, rows):
-        calibrated = columns.predict_proba(chunk.proba, rows)
-        return np.take_along_axis(calibrated, chunk.pred_index[None, :, None], axis=-1)[
-            ..., 0
-        ]
-
     def proxies(self, chunk, rows):
         return (
-            self._calibrated_pred(self.columns, chunk, rows),
-            self._calibrated_pred(self.selective, chunk, rows),
+            self.columns.predict_picked(chunk.proba, chunk.pred_index, rows),
+            self.selective.predict_picked(chunk.proba, chunk.pred_index, rows),
         )
 
 

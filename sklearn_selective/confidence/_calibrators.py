@@ -334,6 +334,21 @@ class OneVsRest:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, calibrated / total, proba[None])
 
+    def predict_picked(self, proba, index, rows):
+        """The column ``index`` (n,) of each sample of :meth:`predict_proba`,
+        ``(rows, n)``, without building the whole matrix: that class's
+        calibrated column over the sum of all of them."""
+        parts = [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        picked = np.array(np.broadcast_to(parts[0], total.shape))
+        for j, part in enumerate(parts[1:], start=1):
+            np.copyto(picked, part, where=(index == j)[None, :])
+        own = proba[np.arange(proba.shape[0]), index]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, picked / total, own)
+
 
 class TopLabelPerClass:
     """Top-label calibration per predicted class: for each class, ``column``

@@ -192,3 +192,22 @@ def test_helped_columns_mix_kinds_and_one_vs_rest_keeps_the_others():
             )
     binary = helped_columns(np.column_stack([1 - proba[:, 0], proba[:, 0]]), y == 0)
     assert binary[0] is binary[1]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 10])
+def test_predict_picked_is_the_picked_column_of_predict_proba(n_classes):
+    rng = np.random.default_rng(n_classes)
+    proba = rng.dirichlet(np.ones(n_classes), 400)
+    y = rng.integers(0, n_classes, 400)
+    for kinds in (
+        [IsotonicColumn] * n_classes,
+        [IdentityColumn] + [IsotonicColumn] * (n_classes - 1),
+    ):
+        columns = OneVsRest(kinds, proba, y, rng.poisson(1.0, (9, 400)))
+        chunk = rng.dirichlet(np.ones(n_classes), 300)
+        index = rng.integers(0, n_classes, 300)
+        full = columns.predict_proba(chunk, slice(None))
+        expected = np.take_along_axis(full, index[None, :, None], axis=-1)[..., 0]
+        np.testing.assert_allclose(
+            columns.predict_picked(chunk, index, slice(None)), expected, atol=1e-15
+        )
