@@ -145,6 +145,12 @@ class BasePrediction:
         self.columns = OneVsRest(self.kinds, proba, y_index, counts)
         self.residual = correct - held_out
 
+    def correction(self, weights):
+        """``k D`` of :func:`_doubly_robust_estimates` for each row of
+        ``weights`` (n_rows, n_reference): the reference's residual of the
+        base re-weighted to the chunk, shrunk by its noise."""
+        return shrunk_correction(self.residual, weights)
+
     def predict(self, proba, pred_index, rows=slice(None)):
         """The base of each chunk sample per reference row in ``rows`` (``(1,
         n)`` when the base is the model's confidence, the same for every
@@ -205,7 +211,7 @@ def _doubly_robust_estimates(side, weights, proba, pred_index):
     confidences (DoC) estimate.
     """
     base = side.base.predict(proba, pred_index)
-    correction = shrunk_correction(side.base.residual, weights)
+    correction = side.base.correction(weights)
     estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
     return estimates, np.clip(base[0] + correction[0], 0.0, 1.0)
 

@@ -20,7 +20,7 @@ from ..confidence._calibrators import IsotonicColumn, OneVsRest, helped_columns
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds
 from ._density_ratio import density_ratio
-from ._importance_weights import BasePrediction, shrunk_correction
+from ._importance_weights import BasePrediction
 from ._label_shift import (
     class_residuals,
     consistent_with_label_shift,
@@ -318,7 +318,8 @@ class _ImportanceWeighted:
     calibration error (:class:`BasePrediction`). A chunk's proxy is its base
     plus the reference's mean residual of the base re-weighted to the chunk
     by the cross-fitted, clipped density ratio of chunk to reference inputs
-    (:func:`density_ratio`), shrunk by its noise (:func:`shrunk_correction`).
+    (:func:`density_ratio`), shrunk by its noise
+    (:meth:`BasePrediction.correction`).
     Unbound (:meth:`proxies`) the weights are one: the reference bands.
     :meth:`for_inputs` binds it to a chunk's inputs.
     """
@@ -359,7 +360,7 @@ class _ImportanceWeighted:
             weights = self.counts[rows][:, mask]
             if ratio is not None:
                 weights = weights * ratio[mask]
-            correction = shrunk_correction(base.residual, weights)
+            correction = base.correction(weights)
             prediction = base.predict(chunk.proba, chunk.pred_index, rows)
             values.append(prediction + correction[:, None])
         return tuple(values)
