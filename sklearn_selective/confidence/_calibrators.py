@@ -149,12 +149,28 @@ class IsotonicColumn:
                 continue
             fitted = increasing_fit(row_hits[keep] / row_weight[keep], row_weight[keep])
             self.on_grid[row] = np.interp(self.grid, self.grid[keep], fitted)
+        self._knots = {}
+
+    def knots(self, row):
+        """``(grid, fitted)`` of row ``row``'s fit at the ends of its constant
+        runs only: an isotonic fit is flat between them, so numpy's
+        interpolation on these points equals the one on the whole grid to the
+        last bit (a flat segment gives its value exactly), with a search over
+        a few dozen points rather than every distinct reference value."""
+        if row not in self._knots:
+            fitted = self.on_grid[row]
+            flat = fitted[1:] == fitted[:-1]
+            keep = np.ones(fitted.shape[0], dtype=bool)
+            keep[1:-1] = ~(flat[:-1] & flat[1:])
+            self._knots[row] = (self.grid[keep], fitted[keep])
+        return self._knots[row]
 
     def predict(self, values, rows):
         """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
         on_grid = self.on_grid[rows]
         if on_grid.shape[0] == 1:  # one fit: numpy's own interpolation
-            return np.interp(values, self.grid, on_grid[0])[None, :]
+            (row,) = range(self.on_grid.shape[0])[rows]
+            return np.interp(values, *self.knots(row))[None, :]
         last = self.grid.shape[0] - 1
         above = np.searchsorted(self.grid, values, side="right")
         high = np.minimum(above, last)
@@ -174,7 +190,7 @@ class IsotonicColumn:
             ),
             shape=(n, self.grid.shape[0]),
         )
-        return np.ascontiguousarray((interpolation @ on_grid.T).T)
+        return (interpolation @ on_grid.T).T
 
 
 def logit(p):
@@ -339,15 +355,17 @@ class OneVsRest:
         ``(rows, n)``, without building the whole matrix: that class's
         calibrated column over the sum of all of them."""
         parts = [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)]
-        total = parts[0]
-        for part in parts[1:]:
-            total = total + part
-        picked = np.array(np.broadcast_to(parts[0], total.shape))
+        total = np.add(parts[0], parts[1])
+        for part in parts[2:]:
+            total += part
+        picked = np.array(np.broadcast_to(parts[0], total.shape), order="K")
         for j, part in enumerate(parts[1:], start=1):
-            np.copyto(picked, part, where=(index == j)[None, :])
+            np.copyto(picked, part, where=index == j)
+        positive = total > 0
+        np.divide(picked, total, out=picked, where=positive)
         own = proba[np.arange(proba.shape[0]), index]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, picked / total, own)
+        np.copyto(picked, np.broadcast_to(own, picked.shape), where=~positive)
+        return np.ascontiguousarray(picked)
 
 
 class TopLabelPerClass:

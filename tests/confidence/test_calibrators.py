@@ -204,10 +204,34 @@ def test_predict_picked_is_the_picked_column_of_predict_proba(n_classes):
         [IdentityColumn] + [IsotonicColumn] * (n_classes - 1),
     ):
         columns = OneVsRest(kinds, proba, y, rng.poisson(1.0, (9, 400)))
-        chunk = rng.dirichlet(np.ones(n_classes), 300)
-        index = rng.integers(0, n_classes, 300)
-        full = columns.predict_proba(chunk, slice(None))
-        expected = np.take_along_axis(full, index[None, :, None], axis=-1)[..., 0]
-        np.testing.assert_allclose(
-            columns.predict_picked(chunk, index, slice(None)), expected, atol=1e-15
-        )
+        chunk = np.r_[rng.dirichlet(np.ones(n_classes), 300), proba[:50], 0 * proba[:3]]
+        index = rng.integers(0, n_classes, chunk.shape[0])
+        # One row (numpy's interpolation), a few (gathers), many (sparse).
+        for rows in (slice(0, 1), slice(4, 5), slice(1, 4), slice(None)):
+            full = columns.predict_proba(chunk, rows)
+            expected = np.take_along_axis(full, index[None, :, None], axis=-1)[..., 0]
+            picked = columns.predict_picked(chunk, index, rows)
+            assert picked.flags.c_contiguous
+            np.testing.assert_allclose(picked, expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_isotonic_column_interpolates_one_fit_on_its_knots_to_the_last_bit(seed):
+    # One row's fit is read on the ends of its flat runs only: the same numbers
+    # as numpy's interpolation on every distinct value, bit for bit, at the
+    # grid's own points (those dropped included), between them, outside the
+    # range, for a row without weight (NaN) and with ties.
+    rng = np.random.default_rng(seed)
+    n = 300
+    values = np.round(rng.random(n), 2 + seed % 2)
+    outcome = rng.random(n) < values**2
+    counts = np.r_[np.ones((1, n)), rng.poisson(1.0, (2, n)), np.zeros((1, n))]
+    column = IsotonicColumn(values, outcome, counts)
+    new = np.r_[column.grid, rng.random(500), -0.5, 1.5, 0.0, 1.0, np.nan]
+    for row in range(counts.shape[0]):
+        knots = column.knots(row)[0]
+        if row < 3:
+            assert knots.shape[0] < column.grid.shape[0] / 2
+        expected = np.interp(new, column.grid, column.on_grid[row])
+        got = column.predict(new, slice(row, row + 1))[0]
+        np.testing.assert_array_equal(got, expected)
