@@ -33,8 +33,9 @@ guide page "What each interval covers" quotes these numbers.
   default interval covers its population value, at 200 evaluation samples.
 - ``per_class``: ``PerformanceMonitor``'s per-class selective precision and
   recall and the mean cost of a cost-sensitive ``SelectiveClassifier``: how
-  often their intervals cover the chunk's realised values, without shift and
-  under label shift (``method="label_shift_em"``).
+  often their intervals cover the chunk's realised values, without shift,
+  under label shift (``method="label_shift_em"``) and under a covariate shift
+  (the first feature moved by one, ``method="importance_weighted"``).
 
 Run: ``python benchmarks/bench_coverage.py [--repeats 500] [--only monitor]``
 """
@@ -462,7 +463,23 @@ def _label_shifted(population, rng, n, priors):
     return X[keep][:n], y[keep][:n]
 
 
-def _class_rates(n_reference, n_chunk, repeats, n_resamples, label_shift):
+# The chunks of each shift of the per-class coverage, and the method that
+# estimates them: none, a label shift (EM's prior), a covariate shift (the
+# first feature moved by one; the importance weights).
+CLASS_SHIFTS = {
+    "no shift": ("auto", lambda population, rng, n: population.draw(rng, n)),
+    "label shift": (
+        "label_shift_em",
+        lambda population, rng, n: _label_shifted(population, rng, n, (0.6, 0.3, 0.1)),
+    ),
+    "move +1": (
+        "importance_weighted",
+        lambda population, rng, n: population.draw(rng, n, move=1.0),
+    ),
+}
+
+
+def _class_rates(n_reference, n_chunk, repeats, n_resamples, shift):
     """Per repetition (a fresh population, model, reference and 10 chunks):
     the share of the realised per-class values and costs inside their
     intervals, and whether the selective accuracy's realised interval holds."""
@@ -477,13 +494,11 @@ def _class_rates(n_reference, n_chunk, repeats, n_resamples, label_shift):
         )
         X_ref, y_ref = population.draw(rng, n_reference)
         clf.fit(X_ref, y_ref)
-        if label_shift:
-            X, y = _label_shifted(population, rng, 10 * n_chunk, (0.6, 0.3, 0.1))
-        else:
-            X, y = population.draw(rng, 10 * n_chunk)
+        method, draw = CLASS_SHIFTS[shift]
+        X, y = draw(population, rng, 10 * n_chunk)
         monitor = PerformanceMonitor(
             clf,
-            method="label_shift_em" if label_shift else "auto",
+            method=method,
             n_resamples=n_resamples,
             novelty_detector=None,
             drift_estimator=None,
@@ -506,12 +521,15 @@ def _mean_se(rates):
     return f"{rates.mean():.3f} ± {rates.std(ddof=1) / np.sqrt(rates.shape[0]):.3f}"
 
 
-CLASS_SETTINGS = (  # (label shift, reference size, chunk size)
-    (False, 500, 50),
-    (False, 500, 200),
-    (False, 2000, 200),
-    (True, 500, 50),
-    (True, 500, 200),
+CLASS_SETTINGS = (  # (shift, reference size, chunk size)
+    ("no shift", 500, 50),
+    ("no shift", 500, 200),
+    ("no shift", 2000, 200),
+    ("label shift", 500, 50),
+    ("label shift", 500, 200),
+    ("move +1", 500, 50),
+    ("move +1", 500, 200),
+    ("move +1", 2000, 200),
 )
 
 
@@ -522,12 +540,12 @@ def bench_class_estimates(repeats, n_resamples, n_settings=None):
         "of a chunk (confidence_level = 0.95; the rate per repetition of 10 "
         "chunks, its mean and standard error over repetitions)"
     )
-    print(f"{'setting':>26} {'n_ref/chunk':>12}  {'precision':>14}  "
+    print(f"{'setting':>30} {'n_ref/chunk':>12}  {'precision':>14}  "
           f"{'recall':>14}  {'cost':>14}  {'selective acc':>14}")  # fmt: skip
-    for label_shift, n_reference, n_chunk in CLASS_SETTINGS[:n_settings]:
-        rates = _class_rates(n_reference, n_chunk, repeats, n_resamples, label_shift)
-        setting = "label shift, label_shift_em" if label_shift else "no shift, auto"
-        print(f"{setting:>26} {f'{n_reference}/{n_chunk}':>12}  "
+    for shift, n_reference, n_chunk in CLASS_SETTINGS[:n_settings]:
+        rates = _class_rates(n_reference, n_chunk, repeats, n_resamples, shift)
+        setting = f"{shift}, {CLASS_SHIFTS[shift][0]}"
+        print(f"{setting:>30} {f'{n_reference}/{n_chunk}':>12}  "
               + "  ".join(f"{_mean_se(v):>14}" for v in rates.values()))  # fmt: skip
 
 

@@ -182,9 +182,9 @@ def _weighted_calibration_estimates(side, weights, proba, pred_index):
 def shrunk_correction(residual, weights):
     """``k D`` of :func:`_doubly_robust_estimates` for each row of
     ``weights`` (n_rows, n_reference): the importance-weighted mean
-    ``residual`` of the base, shrunk by its noise (0 where it is not
-    defined)."""
-    residual = residual[None, :]
+    ``residual`` (n_reference,) or (n_rows, n_reference) of the base, shrunk
+    by its noise (0 where it is not defined)."""
+    residual = np.atleast_2d(residual)  # one residual, or one per row
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = (weights * residual).sum(axis=1) / total

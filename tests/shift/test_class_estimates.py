@@ -209,8 +209,9 @@ def _population(seed):
     rng = np.random.default_rng(seed)
     weights, bias = rng.normal(size=(5, 3)), rng.normal(size=3)
 
-    def draw(n, priors=None):
+    def draw(n, priors=None, move=0.0):
         X = rng.normal(size=(n if priors is None else 15 * n, 5))
+        X[:, 0] += move  # a covariate shift: the labels follow P(y | x)
         logits = X @ weights + bias
         proba = np.exp(logits - logits.max(axis=1, keepdims=True))
         proba /= proba.sum(axis=1, keepdims=True)
@@ -392,15 +393,71 @@ def test_a_ratio_of_one_gives_the_unweighted_per_class_estimates():
         np.testing.assert_allclose(ones[name], value, err_msg=name)
 
 
-def _coverage(n_chunk, repeats, costs, seed=0):
+def _shrunk_mean_residual(residual, weights):
+    """Slow transcription: D = sum w r / sum w, s^2 = sum w^2 (r - D)^2 /
+    (sum w)^2, k = max(0, 1 - 2 s^2 / D^2); k D (0 without weight)."""
+    total = float(sum(weights))
+    if total == 0:
+        return 0.0
+    shift = sum(w * r for w, r in zip(weights, residual, strict=True)) / total
+    noise = (
+        sum(w**2 * (r - shift) ** 2 for w, r in zip(weights, residual, strict=True))
+        / total**2
+    )
+    return max(0.0, 1.0 - 2.0 * noise / shift**2) * shift if shift else 0.0
+
+
+@pytest.mark.parametrize(
+    "seed", [0, 1, 3, 4]
+)  # seed 2: every correction is shrunk to 0
+def test_importance_weights_correct_each_predicted_class_s_calibration(seed):
+    # Re-weighted per-class values: each predicted class's top-label
+    # probability plus the shrunk re-weighted mean residual of its
+    # calibration among the reference samples predicted as the class (on the
+    # accepted reference samples for the accepted chunk samples); the
+    # precision is the mean of these over the accepted predictions.
+    clf, draw = _covariate_shift_problem(seed)
+    X_ref, y_ref = draw(2000)
+    monitor = _monitor(clf, method="importance_weighted", n_resamples=0)
+    monitor = monitor.fit(X_ref, y_ref)
+    fitted = monitor._class_estimates.get()
+    reference = monitor._outputs(X_ref, "X")
+    correct = reference.pred_index == np.searchsorted(clf.classes_, y_ref)
+    ratio = np.exp(1.5 * X_ref[:, 0])  # a move of the first input by 1.5
+    chunk = monitor._outputs(draw(300, move=1.5)[0], "X")
+    values = fitted.reweighted(ratio).estimate(
+        chunk, np.random.default_rng(0), False, 0.95
+    )
+    accepted = reference.accepted
+    top = fitted.accepted_top
+    own = top.predict(reference.proba_pred, reference.pred_index, slice(0, 1))[0]
+    on_chunk = top.predict(chunk.proba_pred, chunk.pred_index, slice(0, 1))[0]
+    for k in range(len(clf.classes_)):
+        members = accepted & (reference.pred_index == k)
+        correction = _shrunk_mean_residual((correct - own)[members], ratio[members])
+        predicted = chunk.accepted & (chunk.pred_index == k)
+        if not predicted.any():
+            assert np.isnan(values["selective_precision"][k])
+            continue
+        expected = np.mean(np.clip(on_chunk[predicted] + correction, 0.0, 1.0))
+        np.testing.assert_allclose(
+            values["selective_precision"][k], expected, rtol=1e-12
+        )
+    unweighted = fitted.estimate(chunk, np.random.default_rng(0), False, 0.95)
+    assert not np.allclose(
+        values["selective_precision"], unweighted["selective_precision"]
+    )
+
+
+def _coverage(n_chunk, repeats, costs, seed=0, method="auto", move=0.0):
     """Per quantity, the share of realised values inside their intervals in
-    each repetition (10 chunks)."""
+    each repetition (10 chunks, their first input moved by ``move``)."""
     covered = {"selective_precision": [], "selective_recall": [], "cost": []}
     for repeat in range(repeats):
         draw = _population(seed + repeat)
         clf, X_ref, y_ref = _fitted(draw, costs=costs)
-        X, y = draw(10 * n_chunk)
-        monitor = _monitor(clf, n_resamples=200, random_state=repeat)
+        X, y = draw(10 * n_chunk, move=move)
+        monitor = _monitor(clf, method=method, n_resamples=200, random_state=repeat)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             result = monitor.fit(X_ref, y_ref).estimate(X, chunk_size=n_chunk)
@@ -436,6 +493,25 @@ def test_intervals_cover_the_realised_values(n_chunk):
     # chunks each); the standard error is over repetitions (the chunks of one
     # repetition share the reference). bench_coverage.py runs 100.
     rates = _coverage(n_chunk, repeats=15, costs=True, seed=1000)
+    for name, values in rates.items():
+        mean, se = _mean_and_se(values)
+        assert abs(mean - 0.95) <= 2 * se, (name, mean, se)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_chunk", [50, 200])
+def test_importance_weighted_intervals_cover_after_a_covariate_shift(n_chunk):
+    # The same under a covariate shift (the first input moved by one) with
+    # the doubly robust per-class values of "importance_weighted";
+    # bench_coverage.py runs 60 repetitions.
+    rates = _coverage(
+        n_chunk,
+        repeats=15,
+        costs=True,
+        seed=2000,
+        method="importance_weighted",
+        move=1.0,
+    )
     for name, values in rates.items():
         mean, se = _mean_and_se(values)
         assert abs(mean - 0.95) <= 2 * se, (name, mean, se)
