@@ -117,11 +117,14 @@ def _fitted(clf, method, n_resamples, X_ref, y_ref):
 
 
 def _timed(fitted, X, repeats):
-    """``(wall, cpu, stage walls, stage cpus)`` of ``fitted().estimate(X)``
-    (a freshly fitted monitor each time, so that every run fits what a
-    monitor fits on its first chunk): the least over ``repeats`` runs of
-    each (the machine is shared), the stages from a profile on each clock."""
+    """``(wall, cpu, stage walls, stage cpus, next wall, next cpu)`` of
+    ``fitted().estimate(X)`` (a freshly fitted monitor each time, so that
+    every run fits what a monitor fits on its first chunk), and of a second
+    ``estimate(X)`` on the same monitor (what every later chunk costs): the
+    least over ``repeats`` runs of each (the machine is shared), the stages
+    from a profile on each clock."""
     walls, cpus, stage_walls, stage_cpus = [], [], [], []
+    next_walls, next_cpus = [], []
     for _ in range(repeats):
         for clock, stages in (
             (time.perf_counter, stage_walls),
@@ -136,11 +139,22 @@ def _timed(fitted, X, repeats):
             else:
                 cpus.append(time.process_time() - cpu)
             stages.append(_stage_times(profile))
+        start, cpu = time.perf_counter(), time.process_time()
+        monitor.estimate(X)
+        next_walls.append(time.perf_counter() - start)
+        next_cpus.append(time.process_time() - cpu)
 
     def least(runs):
         return {stage: min(run[stage] for run in runs) for stage in STAGES}
 
-    return min(walls), min(cpus), least(stage_walls), least(stage_cpus)
+    return (
+        min(walls),
+        min(cpus),
+        least(stage_walls),
+        least(stage_cpus),
+        min(next_walls),
+        min(next_cpus),
+    )
 
 
 def _predict_times(clf, X, repeats):
@@ -161,7 +175,7 @@ def run(rows, methods, resamples, repeats):
     print(
         f"{'rows':>9} {'method':>20} {'resamples':>9} {'clock':>5} "
         f"{'predict':>8} {'estimate':>9} {'beyond':>7} {'bootstrap':>10} "
-        f"{'signals':>8} {'choice':>7}  (seconds)"
+        f"{'signals':>8} {'choice':>7} {'next':>6} {'beyond':>7}  (seconds)"
     )
     for n in rows:
         X, _ = draw(n, move=1.0)
@@ -171,16 +185,19 @@ def run(rows, methods, resamples, repeats):
                 monitor = functools.partial(
                     _fitted, clf, method, n_resamples, X_ref, y_ref
                 )
-                wall, cpu, stage_walls, stage_cpus = _timed(monitor, X, repeats)
-                for clock, total, before, stages in (
-                    ("wall", wall, predict[0], stage_walls),
-                    ("cpu", cpu, predict[1], stage_cpus),
+                wall, cpu, walls, cpus, next_wall, next_cpu = _timed(
+                    monitor, X, repeats
+                )
+                for clock, total, before, stages, later in (
+                    ("wall", wall, predict[0], walls, next_wall),
+                    ("cpu", cpu, predict[1], cpus, next_cpu),
                 ):
                     print(
                         f"{n:>9} {method:>20} {n_resamples:>9} {clock:>5} "
                         f"{before:>8.2f} {total:>9.2f} {total - before:>7.2f} "
                         f"{stages['bootstrap']:>10.2f} {stages['signals']:>8.2f} "
-                        f"{stages['choice']:>7.2f}"
+                        f"{stages['choice']:>7.2f} {later:>6.2f} "
+                        f"{later - before:>7.2f}"
                     )
 
 
