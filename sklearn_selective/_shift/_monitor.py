@@ -131,8 +131,8 @@ class PerformanceMonitor(BaseEstimator):
           outside the reference's support: ``clipped_share`` (the share of
           the chunk at the ratio's clip) and ``estimate_reliable`` say so.
           Fits a domain classifier per chunk. The per-class values and the
-          cost use the same weights (their calibrations refitted on the
-          re-weighted reference);
+          cost use the same weights (each predicted class's top-label
+          probability corrected by its re-weighted, shrunk residual);
         - ``"atc"``: average thresholded confidence on the CSF score;
         - ``"ac"``: the average probability of the predicted class;
         - ``"doc"``: the reference accuracy minus the drop in average
@@ -239,8 +239,10 @@ class PerformanceMonitor(BaseEstimator):
     predicted class, per predicted class [4]_), the other classes share the
     rest in the proportions of their one-vs-rest Platt scalings; reweighted
     to the chunk's class prior where ``chunk_method`` is
-    ``"label_shift_em"``, refitted on the reference re-weighted by the
-    chunk's density ratio where it is ``"importance_weighted"``. Their
+    ``"label_shift_em"``; where it is ``"importance_weighted"``, the
+    predicted class's probability plus the reference's residual of its
+    calibration among the samples predicted as the class, re-weighted by the
+    chunk's density ratio and shrunk by its noise. Their
     intervals hold the realised values simulated by drawing labels from
     these probabilities, refitted on every bootstrap
     resample of the reference (see the user guide). They are computed the
