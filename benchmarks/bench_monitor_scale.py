@@ -13,8 +13,12 @@ threads): the time of the model's own outputs on the chunk
 computes them too), the difference (the monitor's own work, "beyond"), and
 the time of the three stages that grew with ``n``: the chunk's bootstrap
 (``bootstrap_estimates``), the input signals (``evaluate``) and the method's
-choice (``for_chunk``: density ratio, EM prior), from a profile on each clock.
-The least of ``--repeats`` runs of each (the machine is shared).
+choice (``for_chunk``: density ratio, EM prior), from a profile on each clock;
+then ("next") the time of a second ``estimate`` of the chunk on the same
+monitor and its part beyond the predictions: what every later chunk costs
+(the first chunk also fits the methods ``"auto"`` picks from: calibrations
+for every bootstrap resample of the reference). The least of ``--repeats``
+runs of each (the machine is shared).
 
 Issue 37 (goal: under 1 s beyond the predictions at 1e6 rows), ``"auto"``, on
 a 2-core machine shared with other jobs (seconds; "before" is the code
