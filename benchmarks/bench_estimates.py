@@ -79,7 +79,8 @@ auto): contractions 0.011 / 0.011 and 0.012 / 0.012, brightness +1 0.027 /
 0.027, noise sd 1 0.030 / 0.030, top-half bias 0.020 / 0.020 (0.021 now).
 Coverage of the standalone estimator's intervals (200 chunks at 50 and 200
 samples, gauss GNB and digits): 0.955-1.000 / 0.950-1.000 with K = 2 and
-K = 5 alike (none below 0.95; above it where the Jeffreys floor binds).
+K = 5 alike, as now (none below 0.95; above it where the Jeffreys floor
+binds).
 The pick of the mean columns differs from the mean of the K renormalised
 picks at second order (3 repetitions of these data): at most 0.028 (K = 2)
 and 0.046 (K = 5) on one sample of row 0, 0.002 on a chunk's mean (0.010 on
