@@ -7,14 +7,19 @@ import scipy.sparse as sp
 from scipy.stats import norm
 from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
+from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._density_ratio import density_ratio
 from sklearn_selective._shift._importance_weights import (
+    BasePrediction,
     ImportanceWeightedCBPE,
+    _bootstrap_counts,
+    shrunk_correction,
     weighted_calibration,
 )
+from sklearn_selective.confidence._calibrators import IsotonicColumn
 
 
 class _Memoriser:
@@ -168,6 +173,73 @@ def test_doubly_robust_by_hand_without_shift():
     assert result.accuracy == pytest.approx(chunk_base.mean() + keep * shift)
     if not base.calibrated:
         assert np.array_equal(gap, (y[:2000] == 0) - top[:2000])
+
+
+def _fold_fit_by_hand(proba, y_index, kinds, weight):
+    """One fold's one-vs-rest calibration, transcribed: scikit-learn's
+    isotonic regression of each calibrated class on the samples of positive
+    ``weight``, the identity elsewhere (columns not renormalised)."""
+    columns = []
+    for j, kind in enumerate(kinds):
+        if kind is not IsotonicColumn:
+            columns.append(lambda values: values)
+            continue
+        keep = weight > 0
+        regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+        regression.fit(proba[keep, j], y_index[keep] == j, sample_weight=weight[keep])
+        columns.append(regression.predict)
+    return lambda p: np.column_stack([c(p[:, j]) for j, c in enumerate(columns)])
+
+
+def test_base_and_residual_of_the_doubly_robust_estimate():
+    """The base of each row is the calibration fitted on the whole reference
+    under the row's counts; the residual of each reference sample is its
+    held-out residual under the unit-weight fit of the other half (the same
+    for every row); with unit weights (no shift) the correction is the
+    shrunk mean held-out residual. (Base and residual from the same fold
+    fits, K = 2 or 5, was measured in ``benchmarks/bench_estimates.py`` and
+    not kept.)"""
+    rng = np.random.default_rng(14)
+    n, n_chunk = 300, 200
+    logits = rng.normal(size=(n + n_chunk, 3)) * 1.5
+    truth = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = (rng.random(n + n_chunk)[:, None] > truth.cumsum(axis=1)).sum(axis=1)
+    proba = np.exp(2.0 * logits)  # over-confident: calibration helps
+    proba /= proba.sum(axis=1, keepdims=True)
+    pred = proba.argmax(axis=1)
+    counts = _bootstrap_counts(np.random.RandomState(0), n, 3)
+    base = BasePrediction(proba[:n], pred[:n], y[:n], counts, np.random.RandomState(1))
+    assert base.kinds[:2] == [IsotonicColumn] * 2  # and the third left as is
+    assert base.kinds[2] is not IsotonicColumn
+    folds = np.random.RandomState(1).permutation(np.arange(n) % 2)
+    correct = (pred[:n] == y[:n]).astype(float)
+    residual = np.empty(n)
+    for f in range(2):
+        fit = _fold_fit_by_hand(proba[:n], y[:n], base.kinds, 1.0 * (folds != f))
+        test = folds == f
+        calibrated = fit(proba[:n][test])
+        picked = calibrated[np.arange(test.sum()), pred[:n][test]]
+        residual[test] = correct[test] - picked / calibrated.sum(axis=1)
+    np.testing.assert_allclose(base.residual, residual, atol=1e-12)
+    chunk_proba, chunk_pred = proba[n:], pred[n:]
+    for row, weight in enumerate(counts):
+        calibrated = _fold_fit_by_hand(proba[:n], y[:n], base.kinds, weight)(
+            chunk_proba
+        )
+        np.testing.assert_allclose(
+            base.predict(chunk_proba, chunk_pred, slice(row, row + 1))[0],
+            calibrated[np.arange(n_chunk), chunk_pred] / calibrated.sum(axis=1),
+            atol=1e-12,
+        )
+    # unit weights: the shrunk mean held-out residual
+    shift, noise = residual.mean(), residual.var() / n
+    keep = max(0.0, 1 - 2 * noise / shift**2)
+    assert keep > 0  # the residual stands out of its noise: a correction
+    assert base.correction(np.ones((1, n)))[0] == pytest.approx(keep * shift)
+    # the bootstrap rows re-weight the same residual by their counts
+    expected = [shrunk_correction(residual, weight[None, :])[0] for weight in counts]
+    assert np.count_nonzero(expected) > 1
+    np.testing.assert_allclose(base.correction(counts), expected, atol=1e-12)
 
 
 def test_base_is_calibrated_where_that_predicts_correctness_better():
