@@ -20,20 +20,24 @@ distribution.
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.isotonic import IsotonicRegression
+
+from ..confidence._calibrators import IsotonicColumn
 
 
 def fit_correctness(score, correct):
-    """``q(score) = P(correct | score)`` by isotonic regression on the reference."""
-    model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    return model.fit(score, correct)
+    """``q(score) = P(correct | score)`` by isotonic regression on the reference
+    (clipped outside the reference's scores, as scikit-learn's
+    ``IsotonicRegression(out_of_bounds="clip")``)."""
+    score = np.asarray(score, dtype=np.float64)
+    correct = np.asarray(correct, dtype=np.float64)
+    return IsotonicColumn(score, correct, np.ones((1, score.shape[0])))
 
 
 def noise_variance(model, score, proxies):
     """Per-sample variance of ``c_i - p_i`` over the chunk (see the module)."""
     if score.shape[0] == 0:
         return np.nan
-    q = model.predict(score)
+    q = model.predict(score, slice(0, 1))[0]
     gap = q - proxies
     return float(np.mean(q * (1.0 - q) + (gap - gap.mean()) ** 2))
 
