@@ -48,8 +48,12 @@ s wall, 4.06-4.23 s CPU beyond (bootstrap 1.87-1.89, choice 1.07-1.17),
 class's calibrated column alone, interpolation by ``np.interp`` or a sparse
 product, label_shift_em's out-of-fold fits when read): 1.62-1.63 s wall,
 2.32-2.35 s CPU (bootstrap 0.90-0.92, choice 0.47-0.49), 1.05 s wall
-without resamples. The goal of 1 s is not met (the monitoring guide says
-what remains).
+without resamples. After reading each isotonic fit on its knots (and the
+renormalised pick in place), four runs (least of 3 each; the idle machine's
+speed varied by a fifth between runs): the first chunk 1.50-1.91 s wall,
+2.22-2.72 s CPU beyond (bootstrap 0.68-0.82), the next chunk 1.01-1.23 s
+wall, 1.00-1.22 s CPU (0.55-0.69 s wall without resamples). The goal of 1 s
+is not met (the monitoring guide says what remains).
 
 What changed: a chunk above a cap is read through a uniform sample of the cap
 (drawn from the chunk's own stream, so the same in memory and on Dask; a
