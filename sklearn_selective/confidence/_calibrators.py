@@ -355,8 +355,8 @@ class OneVsRest:
         ``(rows, n)``, without building the whole matrix: that class's
         calibrated column over the sum of all of them."""
         parts = [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)]
-        total = np.add(parts[0], parts[1])
-        for part in parts[2:]:
+        total = np.array(parts[0], dtype=np.float64)
+        for part in parts[1:]:
             total += part
         picked = np.array(np.broadcast_to(parts[0], total.shape), order="K")
         for j, part in enumerate(parts[1:], start=1):

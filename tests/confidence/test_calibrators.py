@@ -194,7 +194,7 @@ def test_helped_columns_mix_kinds_and_one_vs_rest_keeps_the_others():
     assert binary[0] is binary[1]
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 10])
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 10])
 def test_predict_picked_is_the_picked_column_of_predict_proba(n_classes):
     rng = np.random.default_rng(n_classes)
     proba = rng.dirichlet(np.ones(n_classes), 400)
