@@ -25,7 +25,7 @@ mean posterior alone was 0.008 too high).
 """
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import chi2, norm
 
 EM_MAX_ITER = 200
 EM_TOL = 1e-6
@@ -141,3 +141,49 @@ def consistent_with_label_shift(scores_reference, scores_chunk, ratio, labels):
     n_chunk = scores_chunk.shape[0]
     sd = np.sqrt((n_reference + n_chunk + 1) / (12.0 * n_reference * n_chunk))
     return auc <= 0.5 + norm.isf(LABEL_SHIFT_CHECK_LEVEL) * sd
+
+
+def predictions_moved(reference_pred, reference_weights, chunk_pred, n_classes):
+    """Whether the chunk's predicted classes are distributed otherwise than
+    the reference's: :func:`predicted_classes_p_value` below
+    ``LABEL_SHIFT_CHECK_LEVEL``.
+
+    A label shift moves the predicted classes whenever the model predicts
+    better than its prior, and a test on the model's outputs sees it where a
+    domain classifier on the inputs may not (Lipton et al. 2018, black-box
+    shift detection). A choice between two estimates, not an alert: its
+    error rates are the benchmark's.
+    """
+    p_value = predicted_classes_p_value(
+        reference_pred, reference_weights, chunk_pred, n_classes
+    )
+    return bool(p_value < LABEL_SHIFT_CHECK_LEVEL)
+
+
+def predicted_classes_p_value(reference_pred, reference_weights, chunk_pred, n_classes):
+    """Pearson's chi-square test of homogeneity of two samples' predicted-class
+    frequencies: its p-value.
+
+    ``reference_pred`` (n,) and ``chunk_pred`` (m,) are class indices in
+    ``range(n_classes)``; the reference's frequencies are weighted by
+    ``reference_weights`` (n,), with the Kish effective size as its sample
+    size (its count for unit weights, where the statistic is Pearson's of the
+    2 x k table). Classes neither sample predicts do not count (k - 1 degrees
+    of freedom for the k that do); with fewer than two classes, or a sample
+    without weight, the p-value is 1.
+    """
+    weights = np.asarray(reference_weights, dtype=np.float64)
+    if not weights.sum() > 0 or chunk_pred.shape[0] == 0:
+        return 1.0
+    n_reference = weights.sum() ** 2 / (weights**2).sum()
+    n_chunk = chunk_pred.shape[0]
+    reference = np.bincount(reference_pred, weights, n_classes) / weights.sum()
+    chunk = np.bincount(chunk_pred, minlength=n_classes) / n_chunk
+    pooled = (n_reference * reference + n_chunk * chunk) / (n_reference + n_chunk)
+    seen = pooled > 0
+    if seen.sum() < 2:
+        return 1.0
+    statistic = np.sum((reference - chunk)[seen] ** 2 / pooled[seen]) / (
+        1.0 / n_reference + 1.0 / n_chunk
+    )
+    return float(chi2.sf(statistic, seen.sum() - 1))

@@ -25,6 +25,7 @@ from ._label_shift import (
     class_residuals,
     consistent_with_label_shift,
     em_prior,
+    predictions_moved,
     shift_posterior,
 )
 
@@ -494,22 +495,23 @@ class FittedMethods:
     def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng):
         """``(method, its name, the chunk's EM prior or NaN)``.
 
-        ``"auto"`` takes the label-shift adjusted estimate when the inputs
-        moved (``drifted``: the drift signal fired) and reweighting the
-        reference by the chunk's estimated prior makes the domain classifier's
-        held-out scores indistinguishable from the chunk's (a label shift
-        explains the move); :data:`AUTO_COVARIATE` when they moved otherwise;
-        the calibrated average confidence when they did not (and without a
-        domain classifier). The prior is estimated for every chunk of
-        ``"label_shift_em"``, and for the chunks of ``"auto"`` whose inputs
-        moved (``rng`` draws its sample of a large chunk).
+        ``"auto"`` takes the label-shift adjusted estimate when the chunk
+        moved (``drifted``: the drift signal fired, or its predicted classes
+        moved, :func:`predictions_moved`) and reweighting the reference by the
+        chunk's estimated prior makes the domain classifier's held-out scores
+        indistinguishable from the chunk's (a label shift explains the move);
+        :data:`AUTO_COVARIATE` when it moved otherwise; the calibrated average
+        confidence when it did not (and without a domain classifier). The
+        prior is estimated for every chunk of ``"label_shift_em"``, and for
+        the chunks of ``"auto"`` that moved (``rng`` draws its sample of a
+        large chunk).
         """
         if self.name != "auto":
             prior = np.nan
             if self.name == "label_shift_em":
                 prior = self.bands.chunk_prior(chunk, rng)
             return self.bands, self.name, prior
-        if not drifted:
+        if not (drifted or self._predictions_moved(chunk, drift_scores)):
             return self.bands, "calibrated_ac", np.nan
         label_shift = self.get("label_shift_em")
         prior = label_shift.chunk_prior(chunk, rng)
@@ -519,6 +521,17 @@ class FittedMethods:
         ):
             name = "label_shift_em"
         return self.get(name), name, prior
+
+    def _predictions_moved(self, chunk, drift_scores):
+        """Whether the chunk's predicted classes moved from the reference's
+        (:func:`predictions_moved`), for a monitor with a domain classifier
+        (``drift_scores``), which tells a label shift from another move."""
+        if drift_scores is None:
+            return False
+        reference, _, counts, _ = self._data
+        return predictions_moved(
+            reference.pred_index, counts[0], chunk.pred_index, reference.proba.shape[1]
+        )
 
 
 def estimates_for_rows(method, chunk, counts, rows):

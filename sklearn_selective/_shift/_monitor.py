@@ -86,17 +86,17 @@ class PerformanceMonitor(BaseEstimator):
         method is fitted on the accepted reference samples only (but the
         calibration ``"label_shift_em"`` reweights, fitted on all):
 
-        - ``"auto"`` (the default): for a chunk whose inputs moved
-          (``drift_score`` alerts), ``"label_shift_em"`` where a label shift
-          explains the move (the reference, reweighted by the chunk's
-          estimated prior, is indistinguishable from it by the same domain
-          classifier) and ``"importance_weighted"`` where it does not; for
-          the other chunks (and without a ``drift_estimator``)
-          ``"calibrated_ac"``. ``chunk_method`` of the result says which. In
+        - ``"auto"`` (the default): for a chunk that moved (``drift_score``
+          alerts, or a chi-square test says its predicted classes moved),
+          ``"label_shift_em"`` where a label shift explains the move (the
+          reference, reweighted by the chunk's estimated prior, is
+          indistinguishable from it by the drift signal's domain classifier)
+          and ``"importance_weighted"`` where it does not; for the other
+          chunks (and without a ``drift_estimator``) ``"calibrated_ac"``. In
           ``benchmarks/bench_estimates.py`` the re-weighting lowered its
-          mean error over 12 covariate shifts by an eighth, and in
-          ``benchmarks/bench_monitor.py`` it errs a third to a tenth as much
-          as ``"calibrated_ac"`` under label shift (see the user guide);
+          mean error over 12 covariate shifts by a fifth, and in
+          ``benchmarks/bench_monitor.py`` it errs a third to a sixteenth as
+          much as ``"calibrated_ac"`` under label shift (the user guide);
         - ``"calibrated_ac"``: the probability of the predicted class,
           calibrated against correctness by isotonic regression on the
           reference (top-label calibration), averaged over all / accepted

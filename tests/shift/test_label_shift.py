@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from scipy.stats import chi2_contingency
+from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
@@ -11,6 +13,8 @@ from sklearn_selective._shift._label_shift import (
     class_residuals,
     consistent_with_label_shift,
     em_prior,
+    predicted_classes_p_value,
+    predictions_moved,
     shift_posterior,
 )
 from sklearn_selective._shift._methods import _LabelShiftEM
@@ -120,6 +124,49 @@ def test_the_check_accepts_a_label_shift_and_refuses_a_move():
     assert not consistent_with_label_shift(reference_scores, moved, ratio, labels)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_predicted_classes_p_value_is_pearson_s_of_the_two_by_k_table(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 6))
+    reference = rng.integers(0, k, int(rng.integers(20, 300)))
+    chunk = rng.choice(k, int(rng.integers(20, 300)), p=rng.dirichlet(np.ones(k)))
+    table = np.array([np.bincount(s, minlength=k) for s in (reference, chunk)])
+    table = table[:, table.sum(axis=0) > 0]
+    expected = chi2_contingency(table, correction=False).pvalue
+    ones, twos = np.ones(reference.shape[0]), np.full(reference.shape[0], 2.0)
+    # the classes neither predicts (k + 2 of them) do not count
+    p_value = predicted_classes_p_value(reference, ones, chunk, k + 2)
+    assert p_value == pytest.approx(expected, rel=1e-9, abs=1e-300)
+    assert predicted_classes_p_value(reference, twos, chunk, k) == pytest.approx(
+        expected, rel=1e-9, abs=1e-300
+    )
+    assert predictions_moved(reference, ones, chunk, k) == (expected < 0.05)
+
+
+def test_predictions_moved_of_one_class_or_no_sample_is_false():
+    one = np.zeros(50, dtype=int)
+    assert not predictions_moved(one, np.ones(50), one[:20], 3)
+    assert not predictions_moved(one, np.ones(50), one[:0], 3)
+    assert not predictions_moved(one, np.zeros(50), np.ones(20, dtype=int), 3)
+    assert predictions_moved(one, np.ones(50), np.ones(20, dtype=int), 3)
+
+
+@pytest.mark.parametrize("n_chunk", [50, 200])
+def test_predictions_moved_rejects_an_unshifted_chunk_at_its_level(n_chunk):
+    # (a choice, not an alert; its level is still checked: 2000 draws, 0.05
+    # within 2 Monte-Carlo s.e.)
+    rng = np.random.default_rng(n_chunk)
+    prior = [0.5, 0.3, 0.2]
+    ones = np.ones(1000)
+    rejected = [
+        predictions_moved(
+            rng.choice(3, 1000, p=prior), ones, rng.choice(3, n_chunk, p=prior), 3
+        )
+        for _ in range(2000)
+    ]
+    assert abs(np.mean(rejected) - 0.05) < 2 * np.sqrt(0.05 * 0.95 / 2000)
+
+
 # ----------------------------------------------------------------------------
 # In the monitor
 # ----------------------------------------------------------------------------
@@ -155,6 +202,25 @@ def test_auto_adjusts_to_a_label_shift_and_not_to_a_move(monitored):
     assert chunks[0]["class_prior"] == pytest.approx(result.class_prior[0].tolist())
     assert chunks[1]["chunk_method"] == "importance_weighted"
     assert np.isnan(result.clipped_share[0]) and result.clipped_share[1] < 0.1
+
+
+def test_auto_adjusts_to_a_label_shift_its_domain_classifier_misses(monitored):
+    # A domain classifier that sees nothing (constant scores): the drift
+    # signal stays quiet, and the moved predicted classes send the label
+    # shift to EM; the unshifted chunk keeps the calibrated average confidence.
+    rng, clf, _ = monitored
+    X_ref, y_ref = _draw(rng, 2000, [1 / 3] * 3)
+    blind = PerformanceMonitor(
+        clf, drift_estimator=DummyClassifier(), n_resamples=0, random_state=0
+    ).fit(X_ref, y_ref)
+    X_none, y_none = _draw(rng, 3000, [1 / 3] * 3)
+    X_label, y_label = _draw(rng, 3000, [0.6, 0.3, 0.1])
+    result = blind.estimate(np.vstack([X_none, X_label]), n_chunks=2)
+    result = result.with_labels(np.r_[y_none, y_label])
+    assert not result.drift_score[1] > result.drift_threshold[1]
+    assert result.chunk_method.tolist() == ["calibrated_ac", "label_shift_em"]
+    error = np.abs(result.accuracy - result.realised_accuracy)
+    assert error[1] < 0.02, error
 
 
 def test_label_shift_em_interval_covers_the_realised_accuracy(monitored):
