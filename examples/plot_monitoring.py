@@ -191,16 +191,17 @@ for phase in dict.fromkeys(phase_of_chunk):
 # * **covariate shift**: the first steps are tracked, but as the stream
 #   concentrates on heavily inked digits the realised accuracy falls faster
 #   than the estimates: the model is confidently wrong on those digits, which
-#   breaks the assumption every confidence-based method makes. The alerts fire
-#   at the two strongest steps, because the estimates fall too, only not far
-#   enough; the input signals do not fire (a reweighting of the same digits
-#   is hard to tell from the reference in 100 images). Here ATC errs less than
-#   the default under this shift (see the phase table), the reverse of the
-#   benchmark's Gaussian shifts: which method degrades least depends on the
-#   shift. The predicted classes do move, so ``"auto"`` takes the EM
-#   adjustment on four of the six steps: a reweighting of digits by ink is
-#   nearly a label shift, and nothing in the model's outputs tells it from
-#   one;
+#   breaks the assumption every confidence-based method makes. The input
+#   signals do not fire (a reweighting of the same digits is hard to tell
+#   from the reference in 100 images), but the predicted classes move, so
+#   ``"auto"`` takes the EM adjustment on four of the six steps: a
+#   reweighting of digits by ink is nearly a label shift, and nothing in the
+#   model's outputs tells it from one. The alerts fire at the two strongest
+#   steps: such a chunk alerts as its unadjusted estimate would, and that
+#   estimate falls too, only not far enough (EM's, plotted, hardly falls).
+#   Here ATC errs less than the default under this shift (see the phase
+#   table), the reverse of the benchmark's Gaussian shifts: which method
+#   degrades least depends on the shift;
 # * **label shift**: the coverage drops, every chunk alerts, and the estimates
 #   follow the realised values within a few points. ``"auto"`` switches to the
 #   EM adjustment on every chunk: the drift signal fires on four, and the

@@ -6,12 +6,9 @@ import numpy as np
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
 from .._utils._intervals import percentile_interval
 from ._failure_floor import FEW_FAILURES, failure_floor_interval
-from ._methods import estimates_for_rows, weighted_estimates
+from ._methods import ESTIMATES, estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
-
-# The two estimates, in the order of the bands and of the proxies' pairs.
-ESTIMATES = ("accuracy", "selective_accuracy")
 
 
 def resample_counts(rng, n_samples, n_resamples):
@@ -28,12 +25,36 @@ class ChunkTable:
         self.bands = np.full((n_chunks, 2, 2), np.nan)
         self.reasons = np.full(n_chunks, "", dtype=object)
         self.fired = [() for _ in range(n_chunks)]  # the input signals that alerted
+        # The estimates that alerted, where the bands' method decided them
+        # (a chunk "auto" adjusted on its predicted classes alone); None: the
+        # chunk's own estimates outside their bands.
+        self.estimate_alerts = [None] * n_chunks
         self.chosen = np.full(n_chunks, "", dtype=object)
         self.priors = np.full((n_chunks, n_classes), np.nan)
         self.drifts = [None] * n_chunks  # FeatureDrift of each chunk's inputs
         # The density ratio at each reference sample of a re-weighted chunk
         # (None for the others): its per-class values use the same weights.
         self.ratios = [None] * n_chunks
+
+    # The per-chunk fields besides ``values``, one entry per chunk each.
+    ROW_FIELDS = (
+        "bands",
+        "reasons",
+        "fired",
+        "estimate_alerts",
+        "chosen",
+        "priors",
+        "drifts",
+        "ratios",
+    )
+
+    def set_row(self, c, other):
+        """Row ``c`` of this table from row ``c`` of ``other`` (a table of a
+        chunk filled elsewhere, e.g. on a Dask worker)."""
+        for name, values in self.values.items():
+            values[c] = other.values[name][c]
+        for name in self.ROW_FIELDS:
+            getattr(self, name)[c] = getattr(other, name)[c]
 
     def alerted_by(self):
         """Per chunk, the tuple of signals that alerted: the estimates outside
@@ -45,7 +66,10 @@ class ChunkTable:
                 outside[name] = (value < band[:, 0]) | (value > band[:, 1])
         alerted_by = np.empty(len(self.fired), dtype=object)
         for c, fired in enumerate(self.fired):
-            alerted_by[c] = (*(n for n in ESTIMATES if outside[n][c]), *fired)
+            estimates = self.estimate_alerts[c]
+            if estimates is None:
+                estimates = tuple(n for n in ESTIMATES if outside[n][c])
+            alerted_by[c] = (*estimates, *fired)
         return alerted_by
 
 

@@ -414,7 +414,11 @@ METHODS = {
 }
 
 
-# What "auto" takes for a chunk whose inputs moved in a way a label shift does
+# The two estimates, in the order of the bands and of the proxies' pairs.
+ESTIMATES = ("accuracy", "selective_accuracy")
+
+
+# What "auto" takes for a chunk that moved in a way a label shift does
 # not explain. benchmarks/bench_estimates.py decides (10 repetitions, 12
 # covariate-shift settings on 4 data sets; mean |error| of the accuracy /
 # selective accuracy): "auto" with it 0.0152 / 0.0108 against 0.0195 /
@@ -425,14 +429,17 @@ AUTO_COVARIATE = "importance_weighted"
 
 class ChunkMethod(NamedTuple):
     """The method of one chunk: the fitted method (bound to the chunk's inputs
-    where it reads them), its name, the chunk's EM prior (or NaN) and the
-    share of the chunk at the density ratio's clip (NaN where no ratio was
-    fitted)."""
+    where it reads them), its name, the chunk's EM prior (or NaN), the share
+    of the chunk at the density ratio's clip (NaN where no ratio was fitted)
+    and, for a chunk ``"auto"`` adjusted on its predicted classes alone, the
+    estimates of the bands' method that left their bands (None for the
+    others): that chunk's estimate alerts."""
 
     method: object
     name: str
     prior: object
     clipped_share: float
+    unadjusted_alerts: tuple | None = None
 
 
 class FittedMethods:
@@ -470,7 +477,7 @@ class FittedMethods:
 
     def get(self, name):
         """The method ``name``, fitted on first use (``"auto"`` fits its
-        adjustments only once a chunk's inputs move)."""
+        adjustments only once a chunk moves)."""
         if name not in self.fitted:
             method = METHODS[name](*self._data)
             if getattr(method, "needs_inputs", False):
@@ -478,41 +485,51 @@ class FittedMethods:
             self.fitted[name] = method
         return self.fitted[name]
 
-    def for_chunk(self, chunk, signals, features, rng):
+    def for_chunk(self, chunk, signals, features, rng, bands):
         """The :class:`ChunkMethod` of a chunk.
 
-        ``signals`` is ``(drift_scores, calibration_labels, drifted)`` of the
-        drift signal; ``features`` the chunk's inputs (None where no method
-        reads them), ``rng`` the generator of its density ratio (and of the
-        prior's sample of a large chunk).
+        ``signals`` is ``(drift_scores, calibration_labels, fired)`` of the
+        input signals (``fired``: the names of those that alerted);
+        ``features`` the chunk's inputs (None where no method reads them),
+        ``rng`` the generator of its density ratio (and of the prior's sample
+        of a large chunk), ``bands`` the chunk's bands of the estimates
+        (accuracy, and selective accuracy where it is estimated).
         """
-        method, name, prior = self._choose(chunk, *signals, rng)
+        method, name, prior, alerts = self._choose(chunk, *signals, bands, rng)
         clipped_share = np.nan
         if features is not None and getattr(method, "needs_inputs", False):
             method, clipped_share = method.for_inputs(features, rng)
-        return ChunkMethod(method, name, prior, clipped_share)
+        return ChunkMethod(method, name, prior, clipped_share, alerts)
 
-    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng):
-        """``(method, its name, the chunk's EM prior or NaN)``.
+    def _choose(self, chunk, drift_scores, calibration_labels, fired, bands, rng):
+        """``(method, its name, the chunk's EM prior or NaN, the alerts of
+        the bands' method's estimates where "auto" read them)``.
 
-        ``"auto"`` takes the label-shift adjusted estimate when the chunk
-        moved (``drifted``: the drift signal fired, or its predicted classes
-        moved, :func:`predictions_moved`) and reweighting the reference by the
-        chunk's estimated prior makes the domain classifier's held-out scores
-        indistinguishable from the chunk's (a label shift explains the move);
-        :data:`AUTO_COVARIATE` when it moved otherwise; the calibrated average
-        confidence when it did not (and without a domain classifier). The
-        prior is estimated for every chunk of ``"label_shift_em"``, and for
-        the chunks of ``"auto"`` that moved (``rng`` draws its sample of a
-        large chunk).
+        ``"auto"`` adjusts a chunk that moved: the drift signal fired, or
+        its predicted classes moved (:func:`predictions_moved`). It then
+        takes the label-shift adjusted estimate where reweighting the
+        reference by the chunk's estimated prior makes the domain
+        classifier's held-out scores indistinguishable from the chunk's (a
+        label shift explains the move), :data:`AUTO_COVARIATE` otherwise;
+        and the calibrated average confidence for a chunk that did not move
+        (and without a domain classifier). A chunk adjusted on its predicted
+        classes alone alerts as its calibrated average confidence would:
+        the bands are that estimate's, and the chunks that alert stay those
+        the Bonferroni bound counts (a chunk whose drift signal fired has
+        alerted already). The prior is estimated for every chunk of
+        ``"label_shift_em"``, and for the chunks of ``"auto"`` that moved
+        (``rng`` draws its sample of a large chunk).
         """
         if self.name != "auto":
             prior = np.nan
             if self.name == "label_shift_em":
                 prior = self.bands.chunk_prior(chunk, rng)
-            return self.bands, self.name, prior
-        if not (drifted or self._predictions_moved(chunk, drift_scores)):
-            return self.bands, "calibrated_ac", np.nan
+            return self.bands, self.name, prior, None
+        alerts = None
+        if "drift_score" not in fired:
+            if not self._predictions_moved(chunk, drift_scores):
+                return self.bands, "calibrated_ac", np.nan, None
+            alerts = self._outside(chunk, bands)
         label_shift = self.get("label_shift_em")
         prior = label_shift.chunk_prior(chunk, rng)
         name = AUTO_COVARIATE
@@ -520,7 +537,19 @@ class FittedMethods:
             *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"
-        return self.get(name), name, prior
+        return self.get(name), name, prior, alerts
+
+    def _outside(self, chunk, bands):
+        """The names of the bands' method's point estimates of the chunk
+        outside ``bands`` (one row per estimate, in the order of the
+        estimates)."""
+        ones = np.ones((1, chunk.score.shape[0]))
+        point = estimates_for_rows(self.bands, chunk, ones, slice(0, 1))
+        return tuple(
+            name
+            for name, value, (low, high) in zip(ESTIMATES, point, bands, strict=False)
+            if value[0] < low or value[0] > high
+        )
 
     def _predictions_moved(self, chunk, drift_scores):
         """Whether the chunk's predicted classes moved from the reference's

@@ -92,11 +92,10 @@ class PerformanceMonitor(BaseEstimator):
           reference, reweighted by the chunk's estimated prior, is
           indistinguishable from it by the drift signal's domain classifier)
           and ``"importance_weighted"`` where it does not; for the other
-          chunks (and without a ``drift_estimator``) ``"calibrated_ac"``. In
-          ``benchmarks/bench_estimates.py`` the re-weighting lowered its
-          mean error over 12 covariate shifts by a fifth, and in
-          ``benchmarks/bench_monitor.py`` it errs a third to a sixteenth as
-          much as ``"calibrated_ac"`` under label shift (the user guide);
+          chunks (and without a ``drift_estimator``) ``"calibrated_ac"``.
+          Re-weighting cut its error over 12 covariate shifts by a fifth,
+          and under label shift it errs a third to a sixteenth as much as
+          ``"calibrated_ac"`` (benchmarks in the user guide);
         - ``"calibrated_ac"``: the probability of the predicted class,
           calibrated against correctness by isotonic regression on the
           reference (top-label calibration), averaged over all / accepted
@@ -537,13 +536,16 @@ class PerformanceMonitor(BaseEstimator):
                 table.values, c, features, rng, self._signal_alpha()
             )
         labels = getattr(self._signals, "calibration_labels", None)
+        # two-sided, each band at the level of one signal
+        table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
+        estimated = 2 if n_accepted >= self.min_chunk_size else 1
+        signals, bands = (drift_scores, labels, table.fired[c]), table.bands[c]
+        ratio_rng = stream_rng(self._seed, "density_ratio", c)
         chosen = self._methods.for_chunk(
-            chunk,
-            (drift_scores, labels, "drift_score" in table.fired[c]),
-            features,
-            stream_rng(self._seed, "density_ratio", c),
+            chunk, signals, features, ratio_rng, bands[:estimated]
         )
         method, table.chosen[c], table.priors[c] = chosen[:3]
+        table.estimate_alerts[c] = chosen.unadjusted_alerts
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
@@ -551,11 +553,9 @@ class PerformanceMonitor(BaseEstimator):
             method, chunk, rng, self.n_resamples
         )
         fit = (method, self._correctness, self.confidence_level, self._failures)
-        for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
+        for selective in range(estimated):
             estimates = (joint[selective], refit[selective], proxies[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)
-        # two-sided, each band at the level of one signal
-        table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
 
     def _result(self, table, chunks, outputs):
         """The :class:`MonitoringResult` of the chunks in ``table``."""

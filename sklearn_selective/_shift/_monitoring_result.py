@@ -138,23 +138,24 @@ ndarray of shape (n_chunks,)
         false-alert rate ``1 - confidence_level`` (Bonferroni, see ``alert``).
 
     alert : ndarray of shape (n_chunks,), dtype=bool
-        True when an estimate leaves its reference band or an input signal
-        passes its threshold. Without shift a chunk raises a false alert with
-        probability at most ``1 - confidence_level`` (the signals share it,
-        Bonferroni).
+        True when an estimate leaves its reference band (the unadjusted one
+        where ``"auto"`` adjusted on the predicted classes alone) or an input
+        signal passes its threshold. Without shift a chunk raises a false
+        alert with probability at most ``1 - confidence_level`` (Bonferroni).
 
     chunk_method : ndarray of shape (n_chunks,), dtype=object
         The method that estimated each chunk: ``method``, or with
-        ``method="auto"`` ``"label_shift_em"`` where a label shift explains
-        the move of the chunk's inputs, ``"importance_weighted"`` where they
-        moved otherwise, and ``"calibrated_ac"`` where they did not move
-        (empty string for a chunk without estimate).
+        ``"auto"`` ``"label_shift_em"`` where a label shift explains the
+        chunk's move (inputs or predicted classes), ``"importance_weighted"``
+        where it moved otherwise, ``"calibrated_ac"`` where it did not (empty
+        string for a chunk without estimate).
 
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
-        ``method="label_shift_em"``, and with ``"auto"`` for the chunks whose
-        ``drift_score`` alerted; NaN otherwise. For a chunk of more than
-        65,536 samples, the EM prior of a uniform sample of 65,536 of them.
+        ``method="label_shift_em"``, and with ``"auto"`` for the chunks that
+        moved (``drift_score`` alerted or the predicted classes moved); NaN
+        otherwise. For a chunk of more than 65,536 samples, the EM prior of a
+        uniform sample of 65,536 of them.
 
     classes : ndarray of shape (n_classes,)
         The estimator's classes (the columns of the per-class arrays).

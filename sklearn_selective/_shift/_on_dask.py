@@ -124,18 +124,7 @@ def _gather(rows, n_classes):
     """The table whose row ``c`` is row ``c`` of ``rows[c]``."""
     table = ChunkTable(len(rows), n_classes)
     for c, row in enumerate(rows):
-        for name, values in table.values.items():
-            values[c] = row.values[name][c]
-        for name in (
-            "bands",
-            "reasons",
-            "fired",
-            "chosen",
-            "priors",
-            "drifts",
-            "ratios",
-        ):
-            getattr(table, name)[c] = getattr(row, name)[c]
+        table.set_row(c, row)
     return table
 
 

@@ -17,7 +17,7 @@ from sklearn_selective._shift._label_shift import (
     predictions_moved,
     shift_posterior,
 )
-from sklearn_selective._shift._methods import _LabelShiftEM
+from sklearn_selective._shift._methods import FittedMethods, _LabelShiftEM
 
 
 def _ref_em(proba, reference_prior, weights, n_iter):
@@ -141,6 +141,16 @@ def test_predicted_classes_p_value_is_pearson_s_of_the_two_by_k_table(seed):
         expected, rel=1e-9, abs=1e-300
     )
     assert predictions_moved(reference, ones, chunk, k) == (expected < 0.05)
+    # Weighted: the reference's weighted frequencies at its Kish size.
+    weights = rng.uniform(0.2, 3.0, reference.shape[0])
+    kish = weights.sum() ** 2 / (weights**2).sum()
+    frequencies = np.bincount(reference, weights, k) / weights.sum()
+    table = np.array([kish * frequencies, np.bincount(chunk, minlength=k)])
+    table = table[:, table.sum(axis=0) > 0]
+    expected = chi2_contingency(table, correction=False).pvalue
+    assert predicted_classes_p_value(reference, weights, chunk, k) == pytest.approx(
+        expected, rel=1e-9, abs=1e-300
+    )
 
 
 def test_predictions_moved_of_one_class_or_no_sample_is_false():
@@ -204,23 +214,67 @@ def test_auto_adjusts_to_a_label_shift_and_not_to_a_move(monitored):
     assert np.isnan(result.clipped_share[0]) and result.clipped_share[1] < 0.1
 
 
-def test_auto_adjusts_to_a_label_shift_its_domain_classifier_misses(monitored):
-    # A domain classifier that sees nothing (constant scores): the drift
-    # signal stays quiet, and the moved predicted classes send the label
-    # shift to EM; the unshifted chunk keeps the calibrated average confidence.
-    rng, clf, _ = monitored
+@pytest.fixture(scope="module")
+def blind_chunks(monitored):
+    """A monitor whose domain classifier sees nothing (constant scores: its
+    drift signal stays quiet), and two chunks: without shift and with a
+    label shift."""
+    _, clf, _ = monitored
+    rng = np.random.default_rng(7)
     X_ref, y_ref = _draw(rng, 2000, [1 / 3] * 3)
-    blind = PerformanceMonitor(
-        clf, drift_estimator=DummyClassifier(), n_resamples=0, random_state=0
-    ).fit(X_ref, y_ref)
     X_none, y_none = _draw(rng, 3000, [1 / 3] * 3)
-    X_label, y_label = _draw(rng, 3000, [0.6, 0.3, 0.1])
-    result = blind.estimate(np.vstack([X_none, X_label]), n_chunks=2)
-    result = result.with_labels(np.r_[y_none, y_label])
-    assert not result.drift_score[1] > result.drift_threshold[1]
+    X_label, y_label = _draw(rng, 3000, [0.1, 0.1, 0.8])
+    chunks = (np.vstack([X_none, X_label]), np.r_[y_none, y_label])
+    return clf, (X_ref, y_ref), chunks
+
+
+def _blind(clf, reference, drift_estimator="blind"):
+    if drift_estimator == "blind":
+        drift_estimator = DummyClassifier()
+    monitor = PerformanceMonitor(
+        clf, drift_estimator=drift_estimator, n_resamples=0, random_state=0
+    )
+    return monitor.fit(*reference)
+
+
+def test_auto_adjusts_to_a_label_shift_its_domain_classifier_misses(blind_chunks):
+    # The moved predicted classes send the label shift to EM; the unshifted
+    # chunk keeps the calibrated average confidence.
+    clf, reference, (X, y) = blind_chunks
+    result = _blind(clf, reference).estimate(X, n_chunks=2).with_labels(y)
+    assert not (result.drift_score > result.drift_threshold).any()
     assert result.chunk_method.tolist() == ["calibrated_ac", "label_shift_em"]
+    assert np.isnan(result.class_prior[0]).all()
+    np.testing.assert_allclose(result.class_prior[1], [0.1, 0.1, 0.8], atol=0.03)
     error = np.abs(result.accuracy - result.realised_accuracy)
     assert error[1] < 0.02, error
+    # Without a domain classifier "auto" never adjusts.
+    unadjusted = _blind(clf, reference, None).estimate(X, n_chunks=2)
+    assert (unadjusted.chunk_method == "calibrated_ac").all()
+
+
+def test_a_chunk_adjusted_on_its_predicted_classes_alerts_as_unadjusted(
+    blind_chunks, monkeypatch
+):
+    # The bands are the calibrated average confidence's: a chunk adjusted
+    # without the drift signal alerts as that estimate does, so that the
+    # chunks that alert (and the false-alert bound) are those of "auto"
+    # without the test of the predicted classes.
+    clf, reference, (X, y) = blind_chunks
+    X, y = X[3000:], y[3000:]
+    monitor = _blind(clf, reference)
+    adjusted = monitor.estimate(X, chunk_size=100)
+    monkeypatch.setattr(FittedMethods, "_predictions_moved", lambda *args: False)
+    unadjusted = monitor.estimate(X, chunk_size=100)
+    assert (adjusted.chunk_method == "label_shift_em").sum() >= 20
+    assert (unadjusted.chunk_method == "calibrated_ac").all()
+    assert adjusted.alerted_by.tolist() == unadjusted.alerted_by.tolist()
+    assert not np.allclose(adjusted.accuracy, unadjusted.accuracy)
+    # ... though the adjusted estimates would leave the bands otherwise
+    band = adjusted.accuracy_band
+    outside = (adjusted.accuracy < band[:, 0]) | (adjusted.accuracy > band[:, 1])
+    alerted = np.array(["accuracy" in names for names in adjusted.alerted_by])
+    assert (outside != alerted).any()
 
 
 def test_label_shift_em_interval_covers_the_realised_accuracy(monitored):

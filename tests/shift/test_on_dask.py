@@ -109,3 +109,30 @@ def test_chunks_above_the_sample_caps_on_dask(client, monitored, monkeypatch):
     monitor, X = monitored
     on_dask = monitor.estimate(da.from_array(X, chunks=(200, 5)))
     _same(on_dask, monitor.estimate(X, chunk_size=200))
+
+
+def test_a_chunk_adjusted_on_its_predicted_classes_on_dask(client):
+    # "auto" adjusts a chunk whose predicted classes moved though its drift
+    # signal is quiet (here a domain classifier that sees nothing); its alerts
+    # are the unadjusted estimate's, on Dask as in memory.
+    from sklearn.dummy import DummyClassifier
+
+    X, y = make_classification(
+        n_samples=4000,
+        n_features=4,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=3,
+        random_state=2,
+    )
+    model = SelectiveClassifier(GaussianNB(), target_coverage=0.8)
+    model.fit(X[:1000], y[:1000])
+    monitor = PerformanceMonitor(
+        model, drift_estimator=DummyClassifier(), n_resamples=20, random_state=0
+    ).fit(X[1000:2000], y[1000:2000])
+    X_new = np.vstack([X[2000:2600], X[2600:][y[2600:] == 0][:300]])
+    in_memory = monitor.estimate(X_new, chunk_size=150)
+    assert "label_shift_em" in set(in_memory.chunk_method)
+    on_dask = monitor.estimate(da.from_array(X_new, chunks=(150, 4)))
+    _same(on_dask, in_memory)
+    assert on_dask.alerted_by.tolist() == in_memory.alerted_by.tolist()
