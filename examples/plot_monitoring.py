@@ -187,7 +187,9 @@ for phase in dict.fromkeys(phase_of_chunk):
 # and below:
 #
 # * **no shift**: the estimates track the realised values within about two
-#   points, the size of the chunk's own sampling noise, and no chunk alerts;
+#   points, the size of the chunk's own sampling noise, and no chunk alerts
+#   (on one chunk the predicted classes look moved by chance, the test's 5 %,
+#   and ``"auto"`` takes the EM adjustment);
 # * **covariate shift**: the first steps are tracked, but as the stream
 #   concentrates on heavily inked digits the realised accuracy falls faster
 #   than the estimates: the model is confidently wrong on those digits, which
@@ -197,8 +199,9 @@ for phase in dict.fromkeys(phase_of_chunk):
 #   ``"auto"`` takes the EM adjustment on four of the six steps: a
 #   reweighting of digits by ink is nearly a label shift, and nothing in the
 #   model's outputs tells it from one. The alerts fire at the two strongest
-#   steps: such a chunk alerts as its unadjusted estimate would, and that
-#   estimate falls too, only not far enough (EM's, plotted, hardly falls).
+#   steps: such a chunk alerts as its unadjusted estimate would (its bands
+#   move with EM's adjustment), and that estimate falls too, only not far
+#   enough.
 #   Here ATC errs less than the default under this shift (see the phase
 #   table), the reverse of the benchmark's Gaussian shifts: which method
 #   degrades least depends on the shift;

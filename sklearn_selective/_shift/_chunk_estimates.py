@@ -6,9 +6,12 @@ import numpy as np
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _bootstrap_index_counts
 from .._utils._intervals import percentile_interval
 from ._failure_floor import FEW_FAILURES, failure_floor_interval
-from ._methods import ESTIMATES, estimates_for_rows, weighted_estimates
+from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
+
+# The two estimates, in the order of the bands and of the proxies' pairs.
+ESTIMATES = ("accuracy", "selective_accuracy")
 
 
 def resample_counts(rng, n_samples, n_resamples):
@@ -26,8 +29,7 @@ class ChunkTable:
         self.reasons = np.full(n_chunks, "", dtype=object)
         self.fired = [() for _ in range(n_chunks)]  # the input signals that alerted
         # The estimates that alerted, where the bands' method decided them
-        # (a chunk "auto" adjusted on its predicted classes alone); None: the
-        # chunk's own estimates outside their bands.
+        # (move_bands); None: the chunk's estimates outside their bands.
         self.estimate_alerts = [None] * n_chunks
         self.chosen = np.full(n_chunks, "", dtype=object)
         self.priors = np.full((n_chunks, n_classes), np.nan)
@@ -55,6 +57,26 @@ class ChunkTable:
             values[c] = other.values[name][c]
         for name in self.ROW_FIELDS:
             getattr(self, name)[c] = getattr(other, name)[c]
+
+    def move_bands(self, c, unadjusted):
+        """Let chunk ``c``'s alerts be those of ``unadjusted`` (the bands'
+        method's point estimates, for a chunk estimated otherwise; None:
+        nothing to do): record which left their bands, and move each band
+        with the chunk's recorded estimate by its difference from the
+        unadjusted one, so that the estimate leaves the moved band when the
+        unadjusted one left the band. An estimate not recorded (NaN) keeps
+        its band and does not alert."""
+        if unadjusted is None:
+            return
+        names = []
+        for index, name in enumerate(ESTIMATES[: len(unadjusted)]):
+            value, (low, high) = unadjusted[index], self.bands[c, index]
+            if np.isnan(self.values[name][c]):
+                continue
+            if value < low or value > high:
+                names.append(name)
+            self.bands[c, index] += self.values[name][c] - value
+        self.estimate_alerts[c] = tuple(names)
 
     def alerted_by(self):
         """Per chunk, the tuple of signals that alerted: the estimates outside

@@ -414,10 +414,6 @@ METHODS = {
 }
 
 
-# The two estimates, in the order of the bands and of the proxies' pairs.
-ESTIMATES = ("accuracy", "selective_accuracy")
-
-
 # What "auto" takes for a chunk that moved in a way a label shift does
 # not explain. benchmarks/bench_estimates.py decides (10 repetitions, 12
 # covariate-shift settings on 4 data sets; mean |error| of the accuracy /
@@ -432,14 +428,14 @@ class ChunkMethod(NamedTuple):
     where it reads them), its name, the chunk's EM prior (or NaN), the share
     of the chunk at the density ratio's clip (NaN where no ratio was fitted)
     and, for a chunk ``"auto"`` adjusted on its predicted classes alone, the
-    estimates of the bands' method that left their bands (None for the
-    others): that chunk's estimate alerts."""
+    point estimates (accuracy, selective accuracy) of the bands' method,
+    which decide its alerts (None for the others)."""
 
     method: object
     name: str
     prior: object
     clipped_share: float
-    unadjusted_alerts: tuple | None = None
+    unadjusted: tuple | None = None
 
 
 class FittedMethods:
@@ -485,25 +481,23 @@ class FittedMethods:
             self.fitted[name] = method
         return self.fitted[name]
 
-    def for_chunk(self, chunk, signals, features, rng, bands):
+    def for_chunk(self, chunk, signals, features, rng):
         """The :class:`ChunkMethod` of a chunk.
 
-        ``signals`` is ``(drift_scores, calibration_labels, fired)`` of the
-        input signals (``fired``: the names of those that alerted);
-        ``features`` the chunk's inputs (None where no method reads them),
-        ``rng`` the generator of its density ratio (and of the prior's sample
-        of a large chunk), ``bands`` the chunk's bands of the estimates
-        (accuracy, and selective accuracy where it is estimated).
+        ``signals`` is ``(drift_scores, calibration_labels, drifted)`` of the
+        drift signal; ``features`` the chunk's inputs (None where no method
+        reads them), ``rng`` the generator of its density ratio (and of the
+        prior's sample of a large chunk).
         """
-        method, name, prior, alerts = self._choose(chunk, *signals, bands, rng)
+        method, name, prior, unadjusted = self._choose(chunk, *signals, rng)
         clipped_share = np.nan
         if features is not None and getattr(method, "needs_inputs", False):
             method, clipped_share = method.for_inputs(features, rng)
-        return ChunkMethod(method, name, prior, clipped_share, alerts)
+        return ChunkMethod(method, name, prior, clipped_share, unadjusted)
 
-    def _choose(self, chunk, drift_scores, calibration_labels, fired, bands, rng):
-        """``(method, its name, the chunk's EM prior or NaN, the alerts of
-        the bands' method's estimates where "auto" read them)``.
+    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng):
+        """``(method, its name, the chunk's EM prior or NaN, the bands'
+        method's point estimates where they decide the alerts, else None)``.
 
         ``"auto"`` adjusts a chunk that moved: the drift signal fired, or
         its predicted classes moved (:func:`predictions_moved`). It then
@@ -513,23 +507,25 @@ class FittedMethods:
         label shift explains the move), :data:`AUTO_COVARIATE` otherwise;
         and the calibrated average confidence for a chunk that did not move
         (and without a domain classifier). A chunk adjusted on its predicted
-        classes alone alerts as its calibrated average confidence would:
-        the bands are that estimate's, and the chunks that alert stay those
-        the Bonferroni bound counts (a chunk whose drift signal fired has
-        alerted already). The prior is estimated for every chunk of
-        ``"label_shift_em"``, and for the chunks of ``"auto"`` that moved
-        (``rng`` draws its sample of a large chunk).
+        classes alone alerts as its calibrated average confidence would
+        (:meth:`ChunkTable.move_bands`): the bands are that estimate's, and
+        the chunks that alert stay those the Bonferroni bound counts (a chunk
+        whose drift signal fired has alerted already). The prior is estimated
+        for every chunk of ``"label_shift_em"``, and for the chunks of
+        ``"auto"`` that moved (``rng`` draws its sample of a large chunk).
         """
         if self.name != "auto":
             prior = np.nan
             if self.name == "label_shift_em":
                 prior = self.bands.chunk_prior(chunk, rng)
             return self.bands, self.name, prior, None
-        alerts = None
-        if "drift_score" not in fired:
+        unadjusted = None
+        if not drifted:
             if not self._predictions_moved(chunk, drift_scores):
                 return self.bands, "calibrated_ac", np.nan, None
-            alerts = self._outside(chunk, bands)
+            ones = np.ones((1, chunk.score.shape[0]))
+            point = estimates_for_rows(self.bands, chunk, ones, slice(0, 1))
+            unadjusted = tuple(float(value[0]) for value in point)
         label_shift = self.get("label_shift_em")
         prior = label_shift.chunk_prior(chunk, rng)
         name = AUTO_COVARIATE
@@ -537,19 +533,7 @@ class FittedMethods:
             *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"
-        return self.get(name), name, prior, alerts
-
-    def _outside(self, chunk, bands):
-        """The names of the bands' method's point estimates of the chunk
-        outside ``bands`` (one row per estimate, in the order of the
-        estimates)."""
-        ones = np.ones((1, chunk.score.shape[0]))
-        point = estimates_for_rows(self.bands, chunk, ones, slice(0, 1))
-        return tuple(
-            name
-            for name, value, (low, high) in zip(ESTIMATES, point, bands, strict=False)
-            if value[0] < low or value[0] > high
-        )
+        return self.get(name), name, prior, unadjusted
 
     def _predictions_moved(self, chunk, drift_scores):
         """Whether the chunk's predicted classes moved from the reference's

@@ -536,16 +536,13 @@ class PerformanceMonitor(BaseEstimator):
                 table.values, c, features, rng, self._signal_alpha()
             )
         labels = getattr(self._signals, "calibration_labels", None)
-        # two-sided, each band at the level of one signal
-        table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
-        estimated = 2 if n_accepted >= self.min_chunk_size else 1
-        signals, bands = (drift_scores, labels, table.fired[c]), table.bands[c]
-        ratio_rng = stream_rng(self._seed, "density_ratio", c)
         chosen = self._methods.for_chunk(
-            chunk, signals, features, ratio_rng, bands[:estimated]
+            chunk,
+            (drift_scores, labels, "drift_score" in table.fired[c]),
+            features,
+            stream_rng(self._seed, "density_ratio", c),
         )
         method, table.chosen[c], table.priors[c] = chosen[:3]
-        table.estimate_alerts[c] = chosen.unadjusted_alerts
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
@@ -553,9 +550,12 @@ class PerformanceMonitor(BaseEstimator):
             method, chunk, rng, self.n_resamples
         )
         fit = (method, self._correctness, self.confidence_level, self._failures)
-        for selective in range(estimated):
+        for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
             estimates = (joint[selective], refit[selective], proxies[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)
+        # two-sided, each band at the level of one signal
+        table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
+        table.move_bands(c, chosen.unadjusted)
 
     def _result(self, table, chunks, outputs):
         """The :class:`MonitoringResult` of the chunks in ``table``."""

@@ -136,12 +136,13 @@ ndarray of shape (n_chunks,)
         signals in use (the two estimates, and ``novel_share`` and
         ``drift_score`` when the monitor has them): the signals share the
         false-alert rate ``1 - confidence_level`` (Bonferroni, see ``alert``).
+        Where ``"auto"`` adjusted on the predicted classes alone, the band of
+        the unadjusted estimate moved by the adjustment.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
-        True when an estimate leaves its reference band (the unadjusted one
-        where ``"auto"`` adjusted on the predicted classes alone) or an input
-        signal passes its threshold. Without shift a chunk raises a false
-        alert with probability at most ``1 - confidence_level`` (Bonferroni).
+        True when an estimate leaves its reference band or an input signal
+        passes its threshold. Without shift a chunk raises a false alert with
+        probability at most ``1 - confidence_level`` (Bonferroni).
 
     chunk_method : ndarray of shape (n_chunks,), dtype=object
         The method that estimated each chunk: ``method``, or with

@@ -270,8 +270,18 @@ def test_a_chunk_adjusted_on_its_predicted_classes_alerts_as_unadjusted(
     assert (unadjusted.chunk_method == "calibrated_ac").all()
     assert adjusted.alerted_by.tolist() == unadjusted.alerted_by.tolist()
     assert not np.allclose(adjusted.accuracy, unadjusted.accuracy)
-    # ... though the adjusted estimates would leave the bands otherwise
-    band = adjusted.accuracy_band
+    # The bands move with the adjustment: an estimate alerts when it leaves
+    # its band, as everywhere else, ...
+    for name in ("accuracy", "selective_accuracy"):
+        value, band = getattr(adjusted, name), getattr(adjusted, f"{name}_band")
+        outside = (value < band[:, 0]) | (value > band[:, 1])
+        alerted = np.array([name in names for names in adjusted.alerted_by])
+        np.testing.assert_array_equal(outside, alerted)
+        moved = band - getattr(unadjusted, f"{name}_band")
+        shift = value - getattr(unadjusted, name)
+        np.testing.assert_allclose(moved, np.c_[shift, shift], atol=1e-12)
+    # ... though the unmoved bands would have given other alerts.
+    band = unadjusted.accuracy_band
     outside = (adjusted.accuracy < band[:, 0]) | (adjusted.accuracy > band[:, 1])
     alerted = np.array(["accuracy" in names for names in adjusted.alerted_by])
     assert (outside != alerted).any()
