@@ -94,32 +94,55 @@ def _by_time(n_samples, timestamps, freq):
         # that the hour the clock repeats is two chunks, not one.
         times = times.tz_localize(None) if wall_clock else times.tz_convert(None)
     try:
-        periods = times.to_period(freq)
+        step = times[:1].to_period(freq).freq
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"freq={freq!r} is not a pandas period frequency (e.g. 'D', 'W', "
             f"'M', 'h'): {exc}"
         ) from exc
-    first, last = periods.min(), periods.max()
-    n_periods = last.ordinal - first.ordinal + 1
+    # A multiple such as '2h' or '3M' counts periods of its base ('h', 'M')
+    # from an origin: periods of '2h' would each start at a sample's own hour.
+    base = times.to_period(step.base).asi8
+    origin = _origin(times, base.min(), step, zone, wall_clock)
+    chunk_id = (base - origin) // step.n
+    n_periods = int(chunk_id.max()) + 1
     if n_periods > MAX_PERIODS:
         raise ValueError(
-            f"freq={freq!r} cuts the span of the timestamps ({first} to {last}) "
-            f"into {n_periods:,} chunks, most of them empty (at most "
-            f"{MAX_PERIODS:,}); choose a coarser freq such as 'h' or 'D'."
+            f"freq={freq!r} cuts the span of the timestamps ({times.min()} to "
+            f"{times.max()}) into {n_periods:,} chunks, most of them empty (at "
+            f"most {MAX_PERIODS:,}); choose a coarser freq such as 'h' or 'D'."
         )
     # Every period between the first and the last is a chunk, empty ones too.
-    calendar = pd.period_range(first, last, freq=periods.freq)
-    chunk_id = calendar.get_indexer(periods)
     order = np.argsort(chunk_id, kind="stable")
-    sizes = np.bincount(chunk_id, minlength=len(calendar))
+    sizes = np.bincount(chunk_id, minlength=n_periods)
     members = np.split(order, np.cumsum(sizes)[:-1])
+    first = pd.Period(ordinal=int(origin), freq=step.base)
+    calendar = pd.period_range(start=first, periods=n_periods, freq=step)
     start, stop = calendar.start_time, (calendar + 1).start_time
     if zone is not None:  # the bounds in the samples' zone, as given
         start, stop = (_localize(bounds, zone, wall_clock) for bounds in (start, stop))
     start, stop = start.to_numpy(), stop.to_numpy()
-    partial = np.zeros(len(calendar), dtype=bool)
+    partial = np.zeros(n_periods, dtype=bool)
     return Chunks(start, stop, partial, members, chunk_id)
+
+
+def _origin(times, first, step, zone, wall_clock):
+    """The base ordinal the first chunk starts at. Spans shorter than a day
+    step from midnight of the first sample's (local) day, as pandas' resample
+    does, so that '2h' chunks start at even hours; days and longer from the
+    first sample's period."""
+    import pandas as pd
+
+    if step.n == 1 or wall_clock:
+        return first
+    midnight = times.min()
+    if zone is not None:  # times are UTC here: the local midnight, in UTC
+        midnight = midnight.tz_localize("UTC").tz_convert(zone).tz_localize(None)
+    midnight = pd.DatetimeIndex([midnight.normalize()])
+    if zone is not None:
+        midnight = _localize(midnight, zone, True).tz_convert(None)
+    start = midnight.to_period(step.base).asi8[0]
+    return start + (first - start) // step.n * step.n
 
 
 def _is_calendar(freq):
