@@ -1,5 +1,6 @@
 """Splitting a stream of samples into chunks: by size, by number, or by time."""
 
+import warnings
 from numbers import Integral
 from typing import NamedTuple
 
@@ -78,28 +79,20 @@ def _by_time(n_samples, timestamps, freq):
             f"timestamps must hold one time per sample of X ({n_samples}); got "
             f"shape {np.shape(timestamps)}."
         )
-    try:
-        times = pd.DatetimeIndex(pd.to_datetime(np.asarray(timestamps)))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"timestamps could not be read as dates: {exc}") from exc
+    times = _read_times(pd, np.asarray(timestamps))
     if times.isna().any():
         raise ValueError(
             f"timestamps contain {int(times.isna().sum())} missing values (NaT); "
             "every sample needs a time."
         )
-    zone, wall_clock = times.tz, _is_calendar(freq)
+    zone = times.tz
+    step = _period_step(times[:1].tz_localize(None) if zone else times[:1], freq)
+    wall_clock = _is_calendar(step)
     if zone is not None:
         # Days and longer periods of the samples' own wall clock (a Berlin day,
         # 23 or 25 hours at a clock change); shorter ones of absolute time, so
         # that the hour the clock repeats is two chunks, not one.
         times = times.tz_localize(None) if wall_clock else times.tz_convert(None)
-    try:
-        step = times[:1].to_period(freq).freq
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"freq={freq!r} is not a pandas period frequency (e.g. 'D', 'W', "
-            f"'M', 'h'): {exc}"
-        ) from exc
     # A multiple such as '2h' or '3M' counts periods of its base ('h', 'M')
     # from an origin: periods of '2h' would each start at a sample's own hour.
     base = times.to_period(step.base).asi8
@@ -126,6 +119,30 @@ def _by_time(n_samples, timestamps, freq):
     return Chunks(start, stop, partial, members, chunk_id)
 
 
+def _read_times(pd, values):
+    """``values`` as a DatetimeIndex; times whose UTC offsets differ (strings
+    written from a zone across a clock change) name no zone: refused with
+    what to do, not read as instants of UTC."""
+    with warnings.catch_warnings():
+        # pandas 2.1-2.2 warn before returning mixed offsets as objects
+        warnings.simplefilter("ignore", FutureWarning)
+        try:
+            return pd.DatetimeIndex(pd.to_datetime(values))
+        except (TypeError, ValueError) as exc:
+            try:
+                pd.to_datetime(values, utc=True)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"timestamps could not be read as dates: {exc}"
+                ) from exc
+    raise ValueError(
+        "timestamps mix UTC offsets (e.g. '+01:00' and '+02:00' across a clock "
+        "change), so they name no time zone to cut days in. Pass them as one "
+        "zone's times: pd.to_datetime(timestamps, utc=True), and "
+        ".tz_convert('Europe/Berlin') (your zone) for its local days."
+    ) from None
+
+
 def _origin(times, first, step, zone, wall_clock):
     """The base ordinal the first chunk starts at. Spans shorter than a day
     step from midnight of the first sample's (local) day, as pandas' resample
@@ -145,20 +162,34 @@ def _origin(times, first, step, zone, wall_clock):
     return start + (first - start) // step.n * step.n
 
 
-def _is_calendar(freq):
-    """Whether ``freq`` is a day or longer (calendar periods), or a fixed span
-    shorter than a day; an unknown ``freq`` is left to ``to_period``."""
+def _period_step(first, freq):
+    """The period frequency ``freq`` names (an offset): a period alias ('M',
+    'Q', '2h') or the offset alias resample takes for it ('ME', 'QE', 'YE');
+    ``first``: a naive time to read it on."""
     from pandas.tseries.frequencies import to_offset
 
     try:
-        offset = to_offset(freq)
-    except (TypeError, ValueError):
-        return True
+        return first.to_period(freq).freq
+    except (TypeError, ValueError) as exc:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                return first.to_period(to_offset(freq)).freq
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError(
+                f"freq={freq!r} is not a pandas period frequency (e.g. 'D', "
+                f"'W', 'M' or 'ME', 'h'): {exc}"
+            ) from exc
+
+
+def _is_calendar(step):
+    """Whether the period frequency ``step`` is a day or longer (calendar
+    periods), or a fixed span shorter than a day."""
     try:
-        nanos = offset.nanos
+        nanos = step.nanos
     except (AttributeError, ValueError):  # calendar offsets: no fixed length
-        nanos = None
-    return nanos is None or nanos >= 86_400 * 10**9
+        return True
+    return nanos >= 86_400 * 10**9
 
 
 def _localize(bounds, zone, wall_clock):

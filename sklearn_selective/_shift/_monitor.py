@@ -485,8 +485,8 @@ class PerformanceMonitor(BaseEstimator):
             Time of each sample (anything ``pandas.to_datetime`` reads).
 
         freq : str, default=None
-            A pandas period frequency for ``timestamps``: ``"D"``, ``"W"``,
-            ``"M"``, ``"h"``, or a multiple (``"2h"`` from midnight, as resample).
+            The period of a chunk: ``"D"``, ``"W"``, ``"M"`` (or ``"ME"``), ``"h"``,
+            or a multiple (``"2h"`` steps from midnight, as resample does).
 
         Returns
         -------

@@ -1,5 +1,7 @@
 """Chunks by time with time zones, and spans too long for the frequency."""
 
+import warnings
+
 import pytest
 
 from sklearn_selective._shift._chunks import MAX_PERIODS, make_chunks
@@ -104,3 +106,47 @@ def test_multiples_of_days_and_months_step_from_the_first_period():
         "2024-05-01",
         "2024-08-01",
     ]
+
+
+def test_strings_with_offsets_across_a_clock_change_say_what_to_do():
+    # A tz-aware column written to CSV: '+01:00' before the clock change,
+    # '+02:00' after; pandas' own advice (utc=True) named no argument of ours.
+    times = pd.date_range(
+        "2024-03-30 20:00", periods=20, freq="37min", tz="Europe/Berlin"
+    )
+    written = times.strftime("%Y-%m-%d %H:%M:%S%z").tolist()
+    with pytest.raises(ValueError, match=r"mix UTC offsets.*tz_convert"):
+        _by_time(written, "D")
+    # What the message says to do gives the local days.
+    read = pd.to_datetime(written, utc=True).tz_convert("Europe/Berlin")
+    assert (
+        _by_time(read, "D").chunk_id.tolist() == _by_time(times, "D").chunk_id.tolist()
+    )
+    # One offset throughout is one zone and is read as given; text that is no
+    # date keeps pandas' reason.
+    assert _by_time(written[:5], "h").chunk_id.tolist() == [0, 0, 1, 1, 2]
+    with pytest.raises(ValueError, match="could not be read as dates"):
+        _by_time(["2024-01-01", "tomorrow-ish"], "D")
+
+
+@pytest.mark.parametrize("freq", ["M", "Q", "Y", "2h", "D", "W"])
+def test_period_aliases_warn_nothing(freq):
+    # pandas 2.2 deprecated 'M', 'Q' and 'Y' as offsets (not as periods): the
+    # length check read them as offsets and leaked a FutureWarning.
+    times = pd.date_range("2024-01-01", periods=50, freq="5D", tz="Europe/Berlin")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _by_time(times, freq)
+
+
+@pytest.mark.skipif(
+    tuple(map(int, pd.__version__.split(".")[:2])) < (2, 2),
+    reason="'ME', 'QE' and 'YE' came with pandas 2.2",
+)
+@pytest.mark.parametrize(("offset", "period"), [("ME", "M"), ("QE", "Q"), ("YE", "Y")])
+def test_resample_spellings_are_the_periods(offset, period):
+    # resample('ME') is a month; estimate(freq='ME') was refused.
+    times = pd.date_range("2024-01-01", periods=50, freq="9D")
+    got, expected = _by_time(times, offset), _by_time(times, period)
+    assert got.chunk_id.tolist() == expected.chunk_id.tolist()
+    assert (got.start == expected.start).all() and (got.stop == expected.stop).all()
