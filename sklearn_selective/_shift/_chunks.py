@@ -120,9 +120,16 @@ def _by_time(n_samples, timestamps, freq):
 
 
 def _read_times(pd, values):
-    """``values`` as a DatetimeIndex; times whose UTC offsets differ (strings
-    written from a zone across a clock change) name no zone: refused with
-    what to do, not read as instants of UTC."""
+    """``values`` as a DatetimeIndex. Refused with what to do: numbers (their
+    unit is a guess) and times whose UTC offsets differ (strings written from
+    a zone across a clock change name no zone; not read as instants of UTC)."""
+    if values.dtype.kind in "biuf":
+        raise ValueError(
+            f"timestamps are numbers (e.g. {values.flat[0]!r}), which pandas reads "
+            "as nanoseconds since 1970, so unix seconds would all fall on "
+            "1970-01-01. Pass dates: pd.to_datetime(timestamps, unit='s') (or "
+            "'ms') for unix times."
+        )
     with warnings.catch_warnings():
         # pandas 2.1-2.2 warn before returning mixed offsets as objects
         warnings.simplefilter("ignore", FutureWarning)

@@ -482,7 +482,8 @@ class PerformanceMonitor(BaseEstimator):
             Number of chunks.
 
         timestamps : array-like of shape (n_samples,), default=None
-            Time of each sample (anything ``pandas.to_datetime`` reads).
+            Time of each sample: dates ``pandas.to_datetime`` reads (not
+            numbers: unix seconds are ``pd.to_datetime(t, unit="s")``).
 
         freq : str, default=None
             The period of a chunk: ``"D"``, ``"W"``, ``"M"`` (or ``"ME"``), ``"h"``,

@@ -2,6 +2,7 @@
 
 import warnings
 
+import numpy as np
 import pytest
 
 from sklearn_selective._shift._chunks import MAX_PERIODS, make_chunks
@@ -150,3 +151,14 @@ def test_resample_spellings_are_the_periods(offset, period):
     got, expected = _by_time(times, offset), _by_time(times, period)
     assert got.chunk_id.tolist() == expected.chunk_id.tolist()
     assert (got.start == expected.start).all() and (got.stop == expected.stop).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_numbers_are_refused_with_their_unit(dtype):
+    # Unix seconds were read as nanoseconds: 50 days in one chunk of 1970.
+    unix = (1_700_000_000 + np.arange(400) * 3 * 3600).astype(dtype)
+    with pytest.raises(ValueError, match=r"timestamps are numbers.*unit='s'"):
+        _by_time(unix, "D")
+    days = _by_time(pd.to_datetime(unix, unit="s"), "D")  # what it says to do
+    assert pd.Timestamp(days.start[0]) == pd.Timestamp("2023-11-14")
+    assert len(days.start) == 51  # 50 days from 22:13 on the 14th
