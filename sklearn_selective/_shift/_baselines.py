@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from .._utils._docstrings import fill_doc
 from .._utils._held_out import HeldOutScoresMixin
 from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
-from .._utils._validation import _check_sample_weight
+from .._utils._validation import _check_sample_weight, check_labels_match_classes
 from ..confidence import predict_with_confidence
 from ..confidence._feature_space import held_out_inference
 from ._difference_of_confidences import _doc_estimate, _fit_doc_regression
@@ -128,6 +128,7 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         """
         check_is_fitted(self, self._fitted_attribute)
         y = column_or_1d(y, dtype=None)
+        check_labels_match_classes(y, self.classes_)
         y_pred = self.estimator_.predict(X)
         if y.shape[0] != y_pred.shape[0]:
             raise ValueError(
@@ -368,6 +369,7 @@ class DoCEstimator(AverageConfidenceEstimator):
             )
         X, y, *weight = shifted
         y = column_or_1d(y, dtype=None)
+        check_labels_match_classes(y, self.classes_, f"{name}[1]")
         y_pred, confidence = predict_with_confidence(self.estimator_, X, "msp")
         if y.shape[0] != y_pred.shape[0]:
             raise ValueError(
