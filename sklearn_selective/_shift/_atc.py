@@ -6,13 +6,11 @@ threshold from its held-out source scores; the arithmetic on scores lives in
 monitor) and the baselines in :mod:`._baselines`.
 """
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 
 from .._utils._docstrings import fill_doc
-from .._utils._sklearn import Interval
+from .._utils._param_validation import N_RESAMPLES
 from ._accuracy_estimates import (
     _atc_interval,
     _fit_atc,
@@ -153,7 +151,7 @@ class ATCEstimator(_BaseAccuracyEstimator):
         **_BaseAccuracyEstimator._parameter_constraints,
         "csf": [str, callable],
         "csf_params": [dict, None],
-        "n_resamples": [Interval(Integral, 0, None, closed="left")],
+        "n_resamples": [*N_RESAMPLES],
         "temperature_scaling": ["boolean"],
     }
 

@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._draws import stream_rng
+from .._utils._param_validation import N_RESAMPLES
 from .._utils._sklearn import (
     HasMethods,
     Interval,
@@ -326,7 +327,7 @@ class PerformanceMonitor(BaseEstimator):
             None,
         ],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-        "n_resamples": [Interval(Integral, 0, None, closed="left")],
+        "n_resamples": [*N_RESAMPLES],
         "min_chunk_size": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }

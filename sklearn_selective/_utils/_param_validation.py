@@ -18,10 +18,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._sklearn import Interval, make_constraint
+from ._sklearn import Interval, Options, make_constraint
 from ._sklearn import validate_params as _sklearn_validate
 
 _POSITIONAL = (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
+
+# ``n_resamples`` of an estimator whose intervals read the resamples' spread:
+# none (0: point estimates) or at least two (one has no spread: the monitor's
+# intervals were NaN, ATC's of zero width beside its estimate).
+N_RESAMPLES = (Options(Integral, {0}), Interval(Integral, 2, None, closed="left"))
 
 
 def _is_common_array(value):

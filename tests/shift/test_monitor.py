@@ -16,6 +16,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_selective import (
+    ATCEstimator,
     MonitoringResult,
     PerformanceMonitor,
     SelectiveClassifier,
@@ -392,6 +393,15 @@ def test_params_clone_and_validation(setting):
     for bad in ({"method": "nannyml"}, {"confidence_level": 1.5}, {"n_resamples": -1}):
         with pytest.raises(InvalidParameterError):
             clone(monitor).set_params(**bad).fit(X_ref, y_ref)
+    # One resample has no spread: its intervals were NaN, without a word.
+    with pytest.raises(InvalidParameterError, match=r"among \{0\} or .* \[2, inf\)"):
+        clone(monitor).set_params(n_resamples=1).fit(X_ref, y_ref)
+    atc = ATCEstimator(LogisticRegression(), n_resamples=2)
+    assert np.isfinite(
+        atc.fit(X_ref, y_ref).estimate_accuracy(X_ref, return_interval=True)[1]
+    ).all()
+    with pytest.raises(InvalidParameterError, match="'n_resamples' parameter of ATC"):
+        atc.set_params(n_resamples=1).fit(X_ref, y_ref)
 
 
 def test_drift_estimator_must_be_a_classifier_checked_at_fit(setting):
