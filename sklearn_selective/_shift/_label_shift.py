@@ -31,6 +31,8 @@ label shift explains a move (:func:`consistent_with_label_shift`).
 import numpy as np
 from scipy.stats import chi2, norm
 
+from .._utils._warnings import warn
+
 EM_MAX_ITER = 200
 EM_TOL = 1e-6
 
@@ -122,6 +124,27 @@ def _weighted_auc(scores_reference, weights, scores_chunk):
     at_most = cumulative[np.searchsorted(sorted_scores, scores_chunk, side="right")]
     return float((below + 0.5 * (at_most - below)).sum()) / (
         cumulative[-1] * scores_chunk.shape[0]
+    )
+
+
+def warn_unseen_classes(method, classes, y_index):
+    """Warn at ``fit`` where the reference holds no sample of some classes:
+    a label shift reweights the reference per class, and a class of weight
+    zero cannot be reweighted (EM keeps its prior at 0, so every prediction
+    of it counts as an error: on digits without the 3s, 0.79 for a realised
+    0.94). ``"auto"`` then never takes the label-shift estimate."""
+    unseen = np.setdiff1d(np.arange(classes.shape[0]), y_index)
+    if method not in ("auto", "label_shift_em") or not unseen.size:
+        return
+    effect = (
+        "every prediction of them counts as an error"
+        if method == "label_shift_em"
+        else "'auto' will not adjust for a label shift"
+    )
+    warn(
+        f"y_reference holds no sample of the classes {classes[unseen][:5].tolist()}"
+        f"{'...' if unseen.size > 5 else ''}, so a label shift cannot be "
+        f"estimated for them: {effect}. Use a reference with every class."
     )
 
 

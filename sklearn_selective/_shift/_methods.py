@@ -529,7 +529,8 @@ class FittedMethods:
         label_shift = self.get("label_shift_em")
         prior = label_shift.chunk_prior(chunk, rng)
         name = AUTO_COVARIATE
-        if consistent_with_label_shift(
+        seen = label_shift.prior[0] > 0  # a class the reference lacks: no EM
+        if seen.all() and consistent_with_label_shift(
             *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"

@@ -26,6 +26,7 @@ from ._chunk_estimates import (
 from ._chunk_inputs import ChunkInputs, object_array, reliability
 from ._chunks import chunk_rows, make_chunks, undefined_reason, warn_undefined
 from ._class_estimates import ClassValues, LazyClassEstimates
+from ._label_shift import warn_unseen_classes
 from ._methods import METHODS, FittedMethods
 from ._monitored_outputs import (
     check_monitored,
@@ -401,6 +402,7 @@ class PerformanceMonitor(BaseEstimator):
         reference = self._outputs(X_reference, "X_reference")
         n_samples = reference.score.shape[0]
         y, y_index = reference_labels(self.estimator, y_reference, n_samples)
+        warn_unseen_classes(self.method, self.estimator.classes_, y_index)
         if not reference.accepted.any():
             raise ValueError(
                 "The estimator accepts none of the reference samples, so its "

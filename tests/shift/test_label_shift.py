@@ -423,3 +423,38 @@ def test_class_residuals_remove_the_bias_and_lower_the_error(monkeypatch):
     mae_old = np.mean([np.abs(old[n]).mean(axis=0) for n in ("shift", "shift 2")], 0)
     mae_new = np.mean([np.abs(new[n]).mean(axis=0) for n in ("shift", "shift 2")], 0)
     assert np.all(mae_new < mae_old), (mae_new, mae_old)
+
+
+def test_a_reference_without_a_class_warns_and_auto_takes_no_label_shift():
+    # Digits without the 3s in the reference: the chunks' predicted classes
+    # moved (the 3s), "auto" took EM, whose prior of the 3s stays 0 (every
+    # prediction of a 3 an error: 0.79 for a realised 0.94), and a
+    # RuntimeWarning leaked from the prior ratio 0 / 0.
+    import warnings
+
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model = LogisticRegression(max_iter=5000).fit(X[::2], y[::2])
+    lacks = y[1::2] != 3
+    X_ref, y_ref, X_new, y_new = X[1::2][lacks], y[1::2][lacks], X[1::2], y[1::2]
+    for method, effect in (("auto", "will not adjust"), ("label_shift_em", "error")):
+        monitor = PerformanceMonitor(
+            model, method=method, n_resamples=0, random_state=0
+        )
+        with pytest.warns(
+            UserWarning, match=rf"no sample of the classes \[3\].*{effect}"
+        ):
+            monitor.fit(X_ref, y_ref)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = monitor.estimate(X_new, chunk_size=300).with_labels(y_new)
+        errors = np.abs(result.accuracy - result.realised_accuracy)
+        if method == "auto":
+            assert "label_shift_em" not in set(result.chunk_method)
+            assert errors.max() < 0.02
+        else:  # what the warning says: the 3s count as errors
+            assert errors.max() > 0.05
+    with warnings.catch_warnings():  # every class seen: no warning
+        warnings.simplefilter("error")
+        PerformanceMonitor(model, n_resamples=0).fit(X_new, y_new)
