@@ -87,11 +87,27 @@ def _warn_degenerate_source(accuracy):
         )
 
 
+def _warn_tied_source(scores):
+    """Warn where every source score is the same (a fully grown tree's
+    probabilities are all 1.0): no threshold splits the source, so the
+    estimate is the share of target scores at or above that one value (1.0
+    on the tree's own outputs), whatever the source error."""
+    if scores.shape[0] > 1 and scores.min() == scores.max():
+        warn(
+            f"Every source score is {scores[0]:.6g}: no ATC threshold splits the "
+            "source, so the estimate is the share of target scores at or above "
+            "it, not an accuracy. Use a score that varies (another csf, or a "
+            "model with graded probabilities, e.g. a calibrated one).",
+            UserWarning,
+        )
+
+
 def _fit_atc(scores, correct, sample_weight, n_resamples, random_state):
     """Point threshold, bootstrap thresholds and the source accuracy."""
     weights = np.ones_like(scores) if sample_weight is None else sample_weight
     accuracy = float(np.average(correct, weights=weights))
     _warn_degenerate_source(accuracy)
+    _warn_tied_source(scores)
     groups = group_ties(scores)
     threshold = float(_atc_thresholds(groups, correct, weights))
     if n_resamples == 0:

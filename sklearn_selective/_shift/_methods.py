@@ -18,7 +18,7 @@ from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _rows_per_block
 from .._utils._sklearn import safe_indexing
 from ..confidence._calibrators import IsotonicColumn, OneVsRest, helped_columns
 from ..metrics._core._group_stats import group_ties
-from ._accuracy_estimates import _atc_thresholds
+from ._accuracy_estimates import _atc_thresholds, _warn_tied_source
 from ._density_ratio import density_ratio
 from ._importance_weights import BasePrediction
 from ._label_shift import (
@@ -71,6 +71,7 @@ class _ATC:
 
     def __init__(self, reference, correct, counts, y_index):
         accepted = reference.accepted
+        _warn_tied_source(reference.score)
         self.threshold = _atc_threshold_batch(reference.score, correct, counts)
         self.selective_threshold = _atc_threshold_batch(
             reference.score[accepted], correct[accepted], counts[:, accepted]

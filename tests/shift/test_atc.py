@@ -22,6 +22,7 @@ from sklearn_selective import (
     ATCEstimator,
     AverageConfidenceEstimator,
     DoCEstimator,
+    PerformanceMonitor,
     atc_accuracy,
     average_confidence_accuracy,
     doc_accuracy,
@@ -257,6 +258,29 @@ def test_all_wrong_source_uses_the_highest_score():
     with pytest.warns(UserWarning, match="Every source prediction is wrong"):
         estimate = atc_accuracy(y, proba, target)
     assert estimate == pytest.approx(2 / 3)  # 0.95 and 0.9 reach 0.9
+
+
+def test_tied_source_scores_warn():
+    # A fully grown tree scores 1.0 everywhere: the threshold is that one
+    # value and ATC said 1.0 for a true accuracy of 0.90, without a word.
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = make_classification(n_samples=1200, flip_y=0.1, random_state=0)
+    tree = DecisionTreeClassifier(random_state=0)
+    with pytest.warns(UserWarning, match="Every source score is 1: no ATC threshold"):
+        estimate = ATCEstimator(tree).fit(X[:800], y[:800]).estimate_accuracy(X[800:])
+    assert estimate == 1.0  # the SPEC's rule, which the warning explains
+    tree.fit(X[:400], y[:400])
+    with pytest.warns(UserWarning, match="Every source score is 1"):
+        PerformanceMonitor(tree, method="atc", n_resamples=0).fit(
+            X[400:800], y[400:800]
+        )
+    half = np.full((50, 2), 0.5)
+    with pytest.warns(UserWarning, match="Every source score is 0.5"):
+        atc_accuracy(np.arange(50) % 2, half, half)
+    with warnings.catch_warnings():  # one distinct score more: no warning
+        warnings.simplefilter("error")
+        atc_accuracy(np.arange(50) % 2, np.r_[half[1:], [[0.6, 0.4]]], half)
 
 
 # ----------------------------------------------------------------------------
