@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._cost_matrix import check_costs
 from .._utils._sklearn import num_samples
-from .._utils._validation import label_positions
+from .._utils._validation import count_missing_labels, label_positions
 from ..confidence import predict_with_confidence
 
 
@@ -113,8 +113,10 @@ def reference_labels(estimator, y_reference, n_samples):
             f"X_reference has {n_samples} samples but y_reference has "
             f"{y.shape[0]} labels; pass one label per sample."
         )
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError("y_reference contains NaN; every label must be known.")
+    if count_missing_labels(y):
+        raise ValueError(
+            "y_reference contains NaN (missing labels); every label must be known."
+        )
     classes = estimator.classes_
     unseen = ~np.isin(y, classes)
     if unseen.any():

@@ -9,7 +9,7 @@ from sklearn.utils import column_or_1d
 from .._utils._json_ready import json_ready as plain
 from .._utils._results import ResultMixin, import_pandas
 from .._utils._sklearn import check_matplotlib_support
-from .._utils._validation import check_labels_match_classes
+from .._utils._validation import check_labels_match_classes, count_missing_labels
 from ._chunk_inputs import drift_cells
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_table
 from ._timeline import plot_timeline
@@ -389,10 +389,10 @@ shape (n_chunks, n_classes) or None
                 f"{samples.y_pred.shape[0]} samples; pass one label per sample, in "
                 "the order given to estimate."
             )
-        if y.dtype.kind == "f" and np.isnan(y).any():
+        if count_missing_labels(y):
             raise ValueError(
-                "y contains NaN; drop the unlabelled samples from both the data "
-                "and y, or estimate them separately."
+                "y contains NaN (missing labels); drop the unlabelled samples "
+                "from both the data and y, or estimate them separately."
             )
         check_labels_match_classes(y, np.unique(samples.y_pred))
         correct = (y == samples.y_pred).astype(np.float64)

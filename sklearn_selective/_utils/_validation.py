@@ -192,13 +192,30 @@ def _as_labels(values, name, ndim=(1,)):
     return _check_no_missing_label(_check_array(values, name, **_LABEL_PARAMS), name)
 
 
+def _is_missing(label):
+    try:
+        return label is None or bool(label != label)  # NaN: unequal to itself
+    except TypeError:  # pandas.NA: its comparison is NA, of no truth value
+        return True
+
+
+def count_missing_labels(labels):
+    """How many of ``labels`` are missing: NaN, None or pandas' NA (an empty
+    CSV cell, a nullable column)."""
+    if labels.dtype.kind in "fc":
+        return int(np.count_nonzero(labels != labels))
+    if labels.dtype.kind == "O":
+        return int(np.count_nonzero(np.frompyfunc(_is_missing, 1, 1)(labels)))
+    return 0
+
+
 def _check_no_missing_label(labels, name):
-    """A NaN label (a missing value, e.g. an empty CSV cell) equals no label."""
-    if labels.ndim == 1 and labels.dtype.kind in "fcO":
-        missing = labels != labels  # NaN is the only value unequal to itself
-        if np.any(missing):
+    """A missing label (NaN, None, pandas' NA) equals no label."""
+    if labels.ndim == 1:
+        missing = count_missing_labels(labels)
+        if missing:
             raise ValueError(
-                f"{name} contains NaN (a missing label) at {np.count_nonzero(missing)} "
+                f"{name} contains NaN (a missing label) at {missing} "
                 "position(s); every label must be known. Drop those samples or fill "
                 "in their labels."
             )

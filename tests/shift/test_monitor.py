@@ -177,6 +177,8 @@ def test_with_labels_gives_the_realised_accuracies(setting):
         result.with_labels(y[:10])
     with pytest.raises(ValueError, match="NaN"):
         result.with_labels(np.full(1000, np.nan))
+    with pytest.raises(ValueError, match=r"y contains NaN \(missing labels\)"):
+        result.with_labels(np.where(np.arange(1000) == 3, None, y).astype(object))
 
 
 def test_to_frame_repr_and_plot(setting):
@@ -366,6 +368,10 @@ def test_bad_inputs(setting):
         monitor.fit(X_ref, y_ref[:-1])
     with pytest.raises(ValueError, match="y_reference contains NaN"):
         monitor.fit(X_ref, np.where(y_ref == 0, np.nan, y_ref))
+    # None among the labels (an object column with gaps): "mixes strings and
+    # numbers" or a raw TypeError before.
+    with pytest.raises(ValueError, match="y_reference contains NaN"):
+        monitor.fit(X_ref, np.where(y_ref == 0, None, y_ref))
     with pytest.raises(ValueError, match="labels the estimator does not know"):
         monitor.fit(X_ref, y_ref.astype(str))
     with pytest.raises(ValueError, match="X_reference is empty"):
