@@ -113,6 +113,13 @@ def _as_features(X, name):
     return X
 
 
+def all_finite(X):
+    """Whether every input is finite (of a sparse matrix: its stored values),
+    as the default domain classifier, a logistic regression, needs."""
+    values = X.data if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    return bool(np.isfinite(values).all())
+
+
 def _folds(rng, n_samples, n_splits):
     """A fold label per sample, folds as equal as possible, in random order."""
     return rng.permutation(np.arange(n_samples) % n_splits)

@@ -16,10 +16,11 @@ import numpy as np
 
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _rows_per_block
 from .._utils._sklearn import safe_indexing
+from .._utils._warnings import warn
 from ..confidence._calibrators import IsotonicColumn, OneVsRest, helped_columns
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds, _warn_tied_source
-from ._density_ratio import density_ratio
+from ._density_ratio import all_finite, density_ratio
 from ._importance_weights import BasePrediction
 from ._label_shift import (
     class_residuals,
@@ -339,6 +340,8 @@ class _ImportanceWeighted:
         """Keep the reference inputs (as the final classifier sees them) and
         fit the two bases (``rng`` cuts their folds)."""
         reference, y_index = self._reference
+        if not all_finite(features):
+            raise ValueError(_NOT_FINITE.format("X_reference"))
         self.features = features
         everything = np.ones(reference.score.shape[0], dtype=bool)
         self.sides = tuple(
@@ -375,6 +378,8 @@ class _ImportanceWeighted:
         n_samples = features.shape[0]
         if n_samples < 2:
             return self, np.nan
+        if not all_finite(features):
+            raise ValueError(_NOT_FINITE.format("X (in this chunk)"))
         if n_samples > METHOD_SAMPLE_CAP:
             sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
             features = safe_indexing(features, np.sort(sample))
@@ -382,6 +387,15 @@ class _ImportanceWeighted:
             self.features, features, random_state=int(rng.integers(2**31 - 1))
         )
         return _Reweighted(self, ratio.reference), ratio.clipped_share
+
+
+_NOT_FINITE = (
+    "{} contains NaN or infinity as the classifier sees it, so "
+    "method='importance_weighted' cannot fit its density ratio (a logistic "
+    "regression on those inputs). Impute them before the classifier (e.g. a "
+    "SimpleImputer in its pipeline), or use method='auto' (which then takes "
+    "'calibrated_ac') or method='calibrated_ac'."
+)
 
 
 class _Reweighted:
@@ -455,6 +469,15 @@ class FittedMethods:
         self._inputs = inputs
         self.fitted = {}
         self.bands = self.get("calibrated_ac" if name == "auto" else name)
+        # "auto" re-weights for a covariate shift where the inputs are finite
+        self.reweights = inputs is not None and all_finite(inputs[0])
+        if name == "auto" and inputs is not None and not self.reweights:
+            warn(
+                "The inputs the classifier sees contain NaN or infinity: 'auto' "
+                "will not re-weight the reference to a covariate shift (a "
+                "logistic regression on them) and takes 'calibrated_ac' there. "
+                "Impute them before the classifier to have it."
+            )
 
     @staticmethod
     def needs_inputs(name):
@@ -468,6 +491,7 @@ class FittedMethods:
         first use): then chunks estimated at once, in threads or processes
         (Dask), share no lazy state and give the numbers of one by one."""
         names = ["label_shift_em", AUTO_COVARIATE] if self.name == "auto" else []
+        names = names if self.reweights else names[:1]
         for name in names:
             self.get(name)
         return self
@@ -490,13 +514,13 @@ class FittedMethods:
         reads them), ``rng`` the generator of its density ratio (and of the
         prior's sample of a large chunk).
         """
-        method, name, prior, unadjusted = self._choose(chunk, *signals, rng)
+        method, name, prior, unadjusted = self._choose(chunk, *signals, rng, features)
         clipped_share = np.nan
         if features is not None and getattr(method, "needs_inputs", False):
             method, clipped_share = method.for_inputs(features, rng)
         return ChunkMethod(method, name, prior, clipped_share, unadjusted)
 
-    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng):
+    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng, features):
         """``(method, its name, the chunk's EM prior or NaN, the bands'
         method's point estimates where they decide the alerts, else None)``.
 
@@ -535,6 +559,8 @@ class FittedMethods:
             *drift_scores, prior / label_shift.prior[0], calibration_labels
         ):
             name = "label_shift_em"
+        elif not (self.reweights and all_finite(features)):
+            return self.bands, "calibrated_ac", prior, None
         return self.get(name), name, prior, unadjusted
 
     def _predictions_moved(self, chunk, drift_scores):

@@ -418,6 +418,11 @@ class PerformanceMonitor(BaseEstimator):
         if self._signals_used() or FittedMethods.needs_inputs(self.method):
             features = monitored_inputs(self.estimator, X_reference)
             inputs = (features, stream_rng(self._seed, "importance_weights"))
+        self._signals = InputSignals(
+            self.novelty_detector, self.drift_estimator, self.novelty_rate, self._seed
+        )
+        if self._signals.n_signals:
+            self._signals.fit(features, y_index)
         self._methods = FittedMethods(
             self.method, reference, correct, counts, y_index, inputs
         )
@@ -437,11 +442,6 @@ class PerformanceMonitor(BaseEstimator):
             (n_samples - correct.sum(), n_samples),
             (accepted.sum() - correct[accepted].sum(), accepted.sum()),
         )
-        self._signals = InputSignals(
-            self.novelty_detector, self.drift_estimator, self.novelty_rate, self._seed
-        )
-        if self._signals.n_signals:
-            self._signals.fit(features, y_index)
         self._chunk_inputs = ChunkInputs(X_reference)
         self.classes_ = self.estimator.classes_
         self.n_reference_ = n_samples

@@ -460,3 +460,49 @@ def test_monitor_intervals_hold_their_level(n_chunk, move):
     rates = np.mean(hits, axis=0)
     se = np.sqrt(level * (1 - level) / repeats)
     assert np.all(np.abs(rates - level) <= 2 * se), rates
+
+
+def test_inputs_with_nan_fall_back_or_say_what_to_do():
+    # A model that reads NaN (HistGradientBoosting) with a drift estimator
+    # that does too: "auto" re-weighted the first moved chunk with a logistic
+    # regression and failed with "reference_features contains NaN ... pass a
+    # domain classifier", which the monitor takes no argument for.
+    import warnings
+
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = make_classification(n_samples=1500, random_state=0)
+    gaps = X.copy()
+    gaps[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    moved = gaps[1000:].copy()
+    moved[250:, 0] += 2.0
+    options = {"novelty_detector": None, "n_resamples": 0, "random_state": 0}
+    for reference in (gaps, X):  # NaN in the reference, or only in the chunks
+        model = HistGradientBoostingClassifier(max_iter=20).fit(
+            reference[:500], y[:500]
+        )
+        monitor = PerformanceMonitor(
+            model, drift_estimator=HistGradientBoostingClassifier(), **options
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            monitor.fit(reference[500:1000], y[500:1000])
+        assert [str(w.message)[:40] for w in caught] == (
+            ["The inputs the classifier sees contain N"] if reference is gaps else []
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = monitor.estimate(moved, chunk_size=250)
+        assert "drift_score" in result.alerted_by[1]  # it moved, and
+        assert set(result.chunk_method) == {"calibrated_ac"}  # was not re-weighted
+        weighted = PerformanceMonitor(
+            model, method="importance_weighted", drift_estimator=None, **options
+        )
+        if reference is gaps:
+            with pytest.raises(ValueError, match=r"X_reference contains NaN .* Impute"):
+                weighted.fit(reference[500:1000], y[500:1000])
+        else:
+            weighted.fit(reference[500:1000], y[500:1000])
+            with pytest.raises(ValueError, match=r"X \(in this chunk\) contains NaN"):
+                weighted.estimate(moved, chunk_size=250)
