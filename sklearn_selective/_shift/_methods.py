@@ -460,10 +460,13 @@ class FittedMethods:
     :meth:`for_chunk` says which method estimates a chunk. ``inputs`` is
     ``(features, rng)``: the reference inputs as the final classifier sees
     them, for a method that reads them (``needs_inputs``), and the generator
-    of its fit.
+    of its fit. ``adjusts``: whether ``"auto"`` may adjust (it has a drift
+    signal), so that inputs it cannot re-weight on are worth a warning.
     """
 
-    def __init__(self, name, reference, correct, counts, y_index, inputs=None):
+    def __init__(
+        self, name, reference, correct, counts, y_index, inputs=None, adjusts=True
+    ):
         self.name = name
         self._data = (reference, correct, counts, y_index)
         self._inputs = inputs
@@ -471,7 +474,7 @@ class FittedMethods:
         self.bands = self.get("calibrated_ac" if name == "auto" else name)
         # "auto" re-weights for a covariate shift where the inputs are finite
         self.reweights = inputs is not None and all_finite(inputs[0])
-        if name == "auto" and inputs is not None and not self.reweights:
+        if name == "auto" and adjusts and inputs is not None and not self.reweights:
             warn(
                 "The inputs the classifier sees contain NaN or infinity: 'auto' "
                 "will not re-weight the reference to a covariate shift (a "

@@ -423,8 +423,9 @@ class PerformanceMonitor(BaseEstimator):
         )
         if self._signals.n_signals:
             self._signals.fit(features, y_index)
+        adjusts = self.drift_estimator is not None  # "auto" moves on its signal
         self._methods = FittedMethods(
-            self.method, reference, correct, counts, y_index, inputs
+            self.method, reference, correct, counts, y_index, inputs, adjusts
         )
         self._method = self._methods.bands
         self._class_estimates = None
