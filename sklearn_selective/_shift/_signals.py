@@ -217,6 +217,12 @@ class InputSignals:
                 "HistGradientBoostingClassifier()), or None to turn a signal off."
             )
         n_samples = features.shape[0]
+        if n_samples < 2:
+            raise ValueError(
+                f"X_reference has {n_samples} sample; the input signals fit on one "
+                "half of it and calibrate on the other. Pass a reference of many "
+                "samples, or novelty_detector=None and drift_estimator=None."
+            )
         order = stream_rng(self.seed, "drift_split").permutation(n_samples)
         half = n_samples // 2
         self.calibration_labels = y_index[order[half:]]
