@@ -116,7 +116,11 @@ def _as_features(X, name):
 def all_finite(X):
     """Whether every input is finite (of a sparse matrix: its stored values),
     as the default domain classifier, a logistic regression, needs."""
-    values = X.data if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.dtype.kind in "biu":
+        return True
+    if values.dtype.kind not in "fc":
+        values = values.astype(np.float64)
     return bool(np.isfinite(values).all())
 
 

@@ -193,10 +193,12 @@ def _as_labels(values, name, ndim=(1,)):
 
 
 def _is_missing(label):
-    try:
-        return label is None or bool(label != label)  # NaN: unequal to itself
-    except TypeError:  # pandas.NA: its comparison is NA, of no truth value
+    if label is None or type(label).__name__ == "NAType":  # pandas.NA
         return True
+    try:
+        return bool(label != label)  # NaN (and NaT): unequal to itself
+    except (TypeError, ValueError):  # a label without a truth value: not NaN
+        return False
 
 
 def count_missing_labels(labels):
