@@ -88,16 +88,11 @@ def _by_time(n_samples, timestamps, freq):
     zone = times.tz
     step = _period_step(times[:1].tz_localize(None) if zone else times[:1], freq)
     wall_clock = _is_calendar(step)
-    if zone is not None:
-        # Days and longer periods of the samples' own wall clock (a Berlin day,
-        # 23 or 25 hours at a clock change); shorter ones of absolute time, so
-        # that the hour the clock repeats is two chunks, not one.
-        times = times.tz_localize(None) if wall_clock else times.tz_convert(None)
-    # A multiple such as '2h' or '3M' counts periods of its base ('h', 'M')
-    # from an origin: periods of '2h' would each start at a sample's own hour.
-    base = times.to_period(step.base).asi8
-    origin = _origin(times, base.min(), step, zone, wall_clock)
-    chunk_id = (base - origin) // step.n
+    if wall_clock:  # days and longer of the samples' own wall clock (a Berlin
+        # day: 23 or 25 hours at a clock change)
+        chunk_id, origin = _period_ids(times.tz_localize(None) if zone else times, step)
+    else:  # spans of absolute time: the hour the clock repeats is two chunks
+        chunk_id, origin = _span_ids(pd, times, step.nanos)
     n_periods = int(chunk_id.max()) + 1
     if n_periods > MAX_PERIODS:
         raise ValueError(
@@ -109,9 +104,15 @@ def _by_time(n_samples, timestamps, freq):
     order = np.argsort(chunk_id, kind="stable")
     sizes = np.bincount(chunk_id, minlength=n_periods)
     members = np.split(order, np.cumsum(sizes)[:-1])
-    first = pd.Period(ordinal=int(origin), freq=step.base)
-    calendar = pd.period_range(start=first, periods=n_periods, freq=step)
-    start, stop = calendar.start_time, (calendar + 1).start_time
+    if wall_clock:
+        first = pd.Period(ordinal=int(origin), freq=step.base)
+        calendar = pd.period_range(start=first, periods=n_periods, freq=step)
+        start, stop = calendar.start_time, (calendar + 1).start_time
+    else:
+        start = pd.DatetimeIndex(
+            (origin + step.nanos * np.arange(n_periods)).astype("datetime64[ns]")
+        )
+        stop = start + pd.Timedelta(step.nanos, unit="ns")
     if zone is not None:  # the bounds in the samples' zone, as given
         start, stop = (_localize(bounds, zone, wall_clock) for bounds in (start, stop))
     start, stop = start.to_numpy(), stop.to_numpy()
@@ -150,23 +151,31 @@ def _read_times(pd, values):
     ) from None
 
 
-def _origin(times, first, step, zone, wall_clock):
-    """The base ordinal the first chunk starts at. Spans shorter than a day
-    step from midnight of the first sample's (local) day, as pandas' resample
-    does, so that '2h' chunks start at even hours; days and longer from the
-    first sample's period."""
-    import pandas as pd
+def _period_ids(times, step):
+    """``(chunk of each sample, the first chunk's base ordinal)`` of periods
+    of the naive wall-clock ``times``; a multiple ('2D', '3M') counts periods
+    of its base from the first sample's (periods of '2D' would each start at
+    a sample's own day)."""
+    base = times.to_period(step.base).asi8
+    first = base.min()
+    return (base - first) // step.n, first
 
-    if step.n == 1 or wall_clock:
-        return first
-    midnight = times.min()
-    if zone is not None:  # times are UTC here: the local midnight, in UTC
-        midnight = midnight.tz_localize("UTC").tz_convert(zone).tz_localize(None)
-    midnight = pd.DatetimeIndex([midnight.normalize()])
-    if zone is not None:
+
+def _span_ids(pd, times, span):
+    """``(chunk of each sample, the first chunk's start in UTC nanoseconds)``
+    of fixed spans of ``span`` nanoseconds ('h', '2h', '90min') stepping from
+    midnight of the first sample's local day, as pandas' resample does: '2h'
+    chunks start at even hours of the local clock, in any zone (Kolkata's
+    too, half an hour off UTC)."""
+    zone = times.tz
+    naive = times.tz_convert(None) if zone is not None else times
+    ticks = naive.as_unit("ns").asi8
+    midnight = pd.DatetimeIndex([times.min().tz_localize(None).normalize()])
+    if zone is not None:  # the local midnight, as an instant of UTC
         midnight = _localize(midnight, zone, True).tz_convert(None)
-    start = midnight.to_period(step.base).asi8[0]
-    return start + (first - start) // step.n * step.n
+    midnight = midnight.as_unit("ns").asi8[0]
+    origin = midnight + (ticks.min() - midnight) // span * span
+    return (ticks - origin) // span, origin
 
 
 def _period_step(first, freq):
@@ -190,13 +199,12 @@ def _period_step(first, freq):
 
 
 def _is_calendar(step):
-    """Whether the period frequency ``step`` is a day or longer (calendar
-    periods), or a fixed span shorter than a day."""
-    try:
-        nanos = step.nanos
-    except (AttributeError, ValueError):  # calendar offsets: no fixed length
-        return True
-    return nanos >= 86_400 * 10**9
+    """Whether ``step`` counts calendar periods of the wall clock (days and
+    their multiples, weeks, months, ...), or is a fixed span of absolute time
+    (hours, minutes, seconds and their multiples, '24h' too)."""
+    from pandas.tseries.offsets import Day, Tick
+
+    return not isinstance(step, Tick) or isinstance(step, Day)
 
 
 def _localize(bounds, zone, wall_clock):

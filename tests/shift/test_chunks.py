@@ -162,3 +162,33 @@ def test_numbers_are_refused_with_their_unit(dtype):
     days = _by_time(pd.to_datetime(unix, unit="s"), "D")  # what it says to do
     assert pd.Timestamp(days.start[0]) == pd.Timestamp("2023-11-14")
     assert len(days.start) == 51  # 50 days from 22:13 on the 14th
+
+
+def test_spans_step_from_local_midnight_in_a_half_hour_zone():
+    # Kolkata is UTC+05:30: '2h' rounded local midnight to a UTC hour and
+    # started on the day before at 23:30; 'h' chunks started at xx:30.
+    times = pd.to_datetime(
+        ["2024-03-05 01:10", "2024-03-05 02:10", "2024-03-05 03:10", "2024-03-05 05:40"]
+    ).tz_localize("Asia/Kolkata")
+    two = _by_time(times, "2h")
+    resampled = pd.Series(1, index=times).resample("2h").size()
+    assert [pd.Timestamp(t) for t in two.start] == list(resampled.index)
+    assert two.chunk_id.tolist() == [0, 1, 1, 2]
+    hours = _by_time(times, "h")
+    assert [str(pd.Timestamp(t))[11:] for t in hours.start[:2]] == [
+        "01:00:00+05:30",
+        "02:00:00+05:30",
+    ]
+
+
+def test_24_hours_are_a_span_and_a_day_is_a_calendar_day():
+    # Over the spring clock change Berlin's 29 March has 23 hours: 'D' chunks
+    # are local days, '24h' (like '1440min') chunks are spans of absolute
+    # time from local midnight; both started at the first sample's hour.
+    times = pd.date_range("2026-03-28 20:10", periods=10, freq="5h", tz="Europe/Berlin")
+    day, hours = _by_time(times, "D"), _by_time(times, "24h")
+    assert day.chunk_id.tolist() == hours.chunk_id.tolist()
+    assert str(pd.Timestamp(day.start[2])) == "2026-03-30 00:00:00+02:00"
+    assert str(pd.Timestamp(hours.start[2])) == "2026-03-30 01:00:00+02:00"
+    naive = _by_time(times.tz_localize(None), "1440min")
+    assert str(pd.Timestamp(naive.start[0])) == "2026-03-28 00:00:00"
