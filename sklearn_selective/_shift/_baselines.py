@@ -18,7 +18,11 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from .._utils._docstrings import fill_doc
 from .._utils._held_out import HeldOutScoresMixin
 from .._utils._sklearn import HasMethods, Interval, RealNotInt, fit_context
-from .._utils._validation import _check_sample_weight, check_labels_match_classes
+from .._utils._validation import (
+    _check_sample_weight,
+    check_labels_match_classes,
+    count_missing_labels,
+)
 from ..confidence import predict_with_confidence
 from ..confidence._feature_space import held_out_inference
 from ._difference_of_confidences import _doc_estimate, _fit_doc_regression
@@ -128,6 +132,8 @@ class _BaseAccuracyEstimator(HeldOutScoresMixin, MetaEstimatorMixin, BaseEstimat
         """
         check_is_fitted(self, self._fitted_attribute)
         y = column_or_1d(y, dtype=None)
+        if count_missing_labels(y):
+            raise ValueError("y contains NaN (missing labels); drop those samples.")
         check_labels_match_classes(y, self.classes_)
         y_pred = self.estimator_.predict(X)
         if y.shape[0] != y_pred.shape[0]:

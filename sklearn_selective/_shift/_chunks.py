@@ -1,7 +1,7 @@
 """Splitting a stream of samples into chunks: by size, by number, or by time."""
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Number
 from typing import NamedTuple
 
 import numpy as np
@@ -124,9 +124,15 @@ def _read_times(pd, values):
     """``values`` as a DatetimeIndex. Refused with what to do: numbers (their
     unit is a guess) and times whose UTC offsets differ (strings written from
     a zone across a clock change name no zone; not read as instants of UTC)."""
-    if values.dtype.kind in "biuf":
+    numbers = values.dtype.kind in "biuf" or (
+        values.dtype.kind == "O"
+        and values.size
+        and isinstance(values.flat[0], Number)
+        and not isinstance(values.flat[0], bool)
+    )
+    if numbers:
         raise ValueError(
-            f"timestamps are numbers (e.g. {values.flat[0]!r}), which pandas reads "
+            f"timestamps are numbers (e.g. {values.flat[0]}), which pandas reads "
             "as nanoseconds since 1970, so unix seconds would all fall on "
             "1970-01-01. Pass dates: pd.to_datetime(timestamps, unit='s') (or "
             "'ms') for unix times."
@@ -145,8 +151,9 @@ def _read_times(pd, values):
                 ) from exc
     raise ValueError(
         "timestamps mix UTC offsets (e.g. '+01:00' and '+02:00' across a clock "
-        "change), so they name no time zone to cut days in. Pass them as one "
-        "zone's times: pd.to_datetime(timestamps, utc=True), and "
+        "change), or times with and without one, so they name no time zone to "
+        "cut days in. Pass them as one zone's times: pd.to_datetime(timestamps, "
+        "utc=True) (which reads times without an offset as UTC), and "
         ".tz_convert('Europe/Berlin') (your zone) for its local days."
     ) from None
 

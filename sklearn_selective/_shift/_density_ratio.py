@@ -27,6 +27,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils import check_random_state
 
+from .._utils._validation import all_finite
+
 # At most this many samples of each side train a domain classifier (speed).
 MAX_DOMAIN_SAMPLES = 2000
 # Probabilities of the domain classifier are kept this far from 0 and 1.
@@ -104,24 +106,13 @@ def _as_features(X, name):
             f"{name} must be 2-dimensional (n_samples, n_features); got shape "
             f"{X.shape}."
         )
-    if not np.isfinite(X).all():
+    if not all_finite(X):
         raise ValueError(
             f"{name} contains NaN or infinity; impute the features or pass a "
             "domain classifier that reads missing values (e.g. "
             "HistGradientBoostingClassifier())."
         )
     return X
-
-
-def all_finite(X):
-    """Whether every input is finite (of a sparse matrix: its stored values),
-    as the default domain classifier, a logistic regression, needs."""
-    values = X.data if sp.issparse(X) else np.asarray(X)
-    if values.dtype.kind in "biu":
-        return True
-    if values.dtype.kind not in "fc":
-        values = values.astype(np.float64)
-    return bool(np.isfinite(values).all())
 
 
 def _folds(rng, n_samples, n_splits):

@@ -127,14 +127,16 @@ def _weighted_auc(scores_reference, weights, scores_chunk):
     )
 
 
-def warn_unseen_classes(method, classes, y_index):
+def warn_unseen_classes(method, classes, y_index, adjusts=True):
     """Warn at ``fit`` where the reference holds no sample of some classes:
     a label shift reweights the reference per class, and a class of weight
     zero cannot be reweighted (EM keeps its prior at 0, so every prediction
     of it counts as an error: on digits without the 3s, 0.79 for a realised
-    0.94). ``"auto"`` then never takes the label-shift estimate."""
+    0.94). ``"auto"`` then never takes the label-shift estimate (nor ever
+    does without a drift signal: ``adjusts`` False, no warning)."""
     unseen = np.setdiff1d(np.arange(classes.shape[0]), y_index)
-    if method not in ("auto", "label_shift_em") or not unseen.size:
+    warned = method == "label_shift_em" or (method == "auto" and adjusts)
+    if not (unseen.size and warned):
         return
     effect = (
         "every prediction of them counts as an error"

@@ -16,11 +16,12 @@ import numpy as np
 
 from .._utils._draws import _MONITOR_BLOCK_ELEMENTS, _rows_per_block
 from .._utils._sklearn import safe_indexing
+from .._utils._validation import all_finite
 from .._utils._warnings import warn
 from ..confidence._calibrators import IsotonicColumn, OneVsRest, helped_columns
 from ..metrics._core._group_stats import group_ties
 from ._accuracy_estimates import _atc_thresholds, _warn_tied_source
-from ._density_ratio import all_finite, density_ratio
+from ._density_ratio import density_ratio
 from ._importance_weights import BasePrediction
 from ._label_shift import (
     class_residuals,

@@ -402,7 +402,6 @@ class PerformanceMonitor(BaseEstimator):
         reference = self._outputs(X_reference, "X_reference")
         n_samples = reference.score.shape[0]
         y, y_index = reference_labels(self.estimator, y_reference, n_samples)
-        warn_unseen_classes(self.method, self.estimator.classes_, y_index)
         if not reference.accepted.any():
             raise ValueError(
                 "The estimator accepts none of the reference samples, so its "
@@ -424,6 +423,7 @@ class PerformanceMonitor(BaseEstimator):
         if self._signals.n_signals:
             self._signals.fit(features, y_index)
         adjusts = self.drift_estimator is not None  # "auto" moves on its signal
+        warn_unseen_classes(self.method, self.estimator.classes_, y_index, adjusts)
         self._methods = FittedMethods(
             self.method, reference, correct, counts, y_index, inputs, adjusts
         )

@@ -37,6 +37,7 @@ from sklearn.utils import check_array
 
 from .._utils._draws import stream_rng
 from .._utils._sklearn import safe_indexing
+from .._utils._validation import all_finite
 from ..confidence._model_output import classifier_inputs
 
 # At most this many samples of each side train a domain classifier (speed).
@@ -208,8 +209,7 @@ class InputSignals:
             )
             if value == "auto"
         ]
-        values = features.data if sp.issparse(features) else features
-        if defaults and not np.isfinite(values).all():
+        if defaults and not all_finite(features):
             raise ValueError(
                 "The inputs the classifier sees contain NaN or infinity, which "
                 f"the default {' and '.join(defaults)} cannot read. Pass "

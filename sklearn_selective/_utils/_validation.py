@@ -7,6 +7,7 @@ raw numpy errors are rewritten to name the argument.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_array, column_or_1d
 
 from ._row_blocks import check_probabilities
@@ -192,6 +193,17 @@ def _as_labels(values, name, ndim=(1,)):
     return _check_no_missing_label(_check_array(values, name, **_LABEL_PARAMS), name)
 
 
+def all_finite(X):
+    """Whether every value of the inputs ``X`` is finite (of a sparse matrix:
+    its stored values), without a copy of a float array."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.dtype.kind in "biu":
+        return True
+    if values.dtype.kind not in "fc":
+        values = values.astype(np.float64)
+    return bool(np.isfinite(values).all())
+
+
 def _is_missing(label):
     if label is None or type(label).__name__ == "NAType":  # pandas.NA
         return True
@@ -207,7 +219,11 @@ def count_missing_labels(labels):
     if labels.dtype.kind in "fc":
         return int(np.count_nonzero(labels != labels))
     if labels.dtype.kind == "O":
-        return int(np.count_nonzero(np.frompyfunc(_is_missing, 1, 1)(labels)))
+        try:  # NaN is unequal to itself; None equals None, compared as objects
+            missing = np.asarray(labels != labels, dtype=bool)
+            return int(np.count_nonzero(missing | np.equal(labels, None)))
+        except (TypeError, ValueError):  # pandas' NA: no truth value; per label
+            return int(np.count_nonzero(np.frompyfunc(_is_missing, 1, 1)(labels)))
     return 0
 
 

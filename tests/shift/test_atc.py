@@ -594,6 +594,10 @@ def test_labels_of_another_type_than_the_classes_are_named():
             ValueError, match=r"y holds numbers but .* classes_ are strings"
         ):
             estimator.score(X[400:], y[400:])
+        gaps = names[400:].astype(object)
+        gaps[[3, 7]] = None, np.nan  # were counted as errors, silently
+        with pytest.raises(ValueError, match=r"y contains NaN \(missing labels\)"):
+            estimator.score(X[400:], gaps)
     with pytest.raises(ValueError, match=r"shifted_sets\[1\]\[1\] holds numbers"):
         estimator.fit_regression([(X[400:500], names[400:500]), (X[500:], y[500:])])
 

@@ -159,6 +159,10 @@ def test_numbers_are_refused_with_their_unit(dtype):
     unix = (1_700_000_000 + np.arange(400) * 3 * 3600).astype(dtype)
     with pytest.raises(ValueError, match=r"timestamps are numbers.*unit='s'"):
         _by_time(unix, "D")
+    as_objects = (unix.astype(object), pd.array(unix.astype(np.int64), "Int64"))
+    for given in as_objects:  # a column of Python numbers, a nullable one
+        with pytest.raises(ValueError, match=r"timestamps are numbers \(e.g. 17"):
+            _by_time(given, "D")
     days = _by_time(pd.to_datetime(unix, unit="s"), "D")  # what it says to do
     assert pd.Timestamp(days.start[0]) == pd.Timestamp("2023-11-14")
     assert len(days.start) == 51  # 50 days from 22:13 on the 14th

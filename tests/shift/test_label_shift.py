@@ -455,6 +455,8 @@ def test_a_reference_without_a_class_warns_and_auto_takes_no_label_shift():
             assert errors.max() < 0.02
         else:  # what the warning says: the 3s count as errors
             assert errors.max() > 0.05
-    with warnings.catch_warnings():  # every class seen: no warning
+    with warnings.catch_warnings():  # every class seen, or no drift signal
         warnings.simplefilter("error")
         PerformanceMonitor(model, n_resamples=0).fit(X_new, y_new)
+        blind = PerformanceMonitor(model, n_resamples=0, drift_estimator=None)
+        blind.fit(X_ref, y_ref)  # "auto" never adjusts without it: no warning
