@@ -372,15 +372,14 @@ class _ImportanceWeighted:
         return tuple(values)
 
     def for_inputs(self, features, rng):
-        """``(bound method, clipped share)`` for a chunk's inputs: the method
-        with the chunk's density ratio (unbound, NaN, for a chunk of fewer
-        than two samples), fitted on a uniform sample of
-        :data:`METHOD_SAMPLE_CAP` samples of a larger chunk."""
+        """``(bound method, clipped share)`` for a chunk's finite inputs
+        (:meth:`FittedMethods._choose` checks them, once): the method with the
+        chunk's density ratio (unbound, NaN, for a chunk of fewer than two
+        samples), fitted on a uniform sample of :data:`METHOD_SAMPLE_CAP`
+        samples of a larger chunk."""
         n_samples = features.shape[0]
         if n_samples < 2:
             return self, np.nan
-        if not all_finite(features):
-            raise ValueError(_NOT_FINITE.format("X (in this chunk)"))
         if n_samples > METHOD_SAMPLE_CAP:
             sample = rng.choice(n_samples, METHOD_SAMPLE_CAP, replace=False)
             features = safe_indexing(features, np.sort(sample))
@@ -542,8 +541,14 @@ class FittedMethods:
         whose drift signal fired has alerted already). The prior is estimated
         for every chunk of ``"label_shift_em"``, and for the chunks of
         ``"auto"`` that moved (``rng`` draws its sample of a large chunk).
+        The chunk's ``features`` are checked for NaN and infinity here, once:
+        a method that reads them refuses them, ``"auto"`` then takes the
+        calibrated average confidence.
         """
         if self.name != "auto":
+            reads = features is not None and self.needs_inputs(self.name)
+            if reads and not all_finite(features):  # the chunk's one check
+                raise ValueError(_NOT_FINITE.format("X (in this chunk)"))
             prior = np.nan
             if self.name == "label_shift_em":
                 prior = self.bands.chunk_prior(chunk, rng)
