@@ -250,7 +250,7 @@ class ClassEstimates:
         proba_pred, pred_index, correct, _, counts = (
             array[..., members] for array in self._reference
         )
-        residual = correct - top.predict(proba_pred, pred_index, slice(None))
+        residual = top.residual(proba_pred, pred_index, correct, slice(None))
         weights = counts * ratio[members]
         table = np.zeros((self.n_rows, self.prior.shape[1]))
         for k in np.unique(pred_index):  # one per class

@@ -211,6 +211,8 @@ class PlattColumn:
     def __init__(self, values, outcome, counts, max_iter=50):
         z = logit(values)[None, :]
         w = np.asarray(counts, dtype=np.float64)
+        self._positives = (w * outcome).sum(axis=1)
+        self._negatives = w.sum(axis=1) - self._positives
         # Row 0 (the unweighted data) first; the resamples start from its fit.
         a, b = self._newton(z, outcome, w[:1], np.zeros(1), np.ones(1), max_iter)
         a, b = self._newton(
@@ -225,12 +227,19 @@ class PlattColumn:
         self.a, self.b = np.where(scarce, np.nan, a), np.where(scarce, np.nan, b)
 
     @staticmethod
-    def _newton(z, outcome, w, a, b, max_iter):
-        positives = (w * outcome).sum(axis=1, keepdims=True)
-        negatives = w.sum(axis=1, keepdims=True) - positives
-        target = np.where(
-            outcome[None, :], (positives + 1) / (positives + 2), 1 / (negatives + 2)
+    def _targets(outcome, positives, negatives):
+        """Platt's smoothed targets ``(rows, n)`` of ``outcome`` for rows with
+        ``positives`` and ``negatives`` (their weights, shape ``(rows,)``)."""
+        return np.where(
+            outcome[None, :],
+            ((positives + 1) / (positives + 2))[:, None],
+            (1 / (negatives + 2))[:, None],
         )
+
+    @staticmethod
+    def _newton(z, outcome, w, a, b, max_iter):
+        positives = (w * outcome).sum(axis=1)
+        target = PlattColumn._targets(outcome, positives, w.sum(axis=1) - positives)
         a, b = np.nan_to_num(a), np.nan_to_num(b, nan=1.0)
         for _ in range(max_iter):
             mu = 1.0 / (1.0 + np.exp(-(a[:, None] + b[:, None] * z)))
@@ -252,6 +261,12 @@ class PlattColumn:
         """Calibrated ``values`` for each row in ``rows``, shape ``(rows, n)``."""
         z = logit(values)[None, :]
         return 1.0 / (1.0 + np.exp(-(self.a[rows, None] + self.b[rows, None] * z)))
+
+    def target(self, outcome, rows):
+        """The smoothed targets ``(rows, n)`` the fit of each row in ``rows``
+        gave ``outcome``: on the samples of the fit, their weighted mean
+        minus the prediction's is 0 (the intercept's score equation)."""
+        return self._targets(outcome, self._positives[rows], self._negatives[rows])
 
 
 class IdentityColumn:
@@ -376,12 +391,12 @@ class TopLabelPerClass:
     over all predictions where a row has too few samples predicted as the
     class (NaN from the class's own fit)."""
 
-    def __init__(self, proba_pred, pred_index, correct, counts, column=PlattColumn):
-        self.pooled = column(proba_pred, correct, counts)
+    def __init__(self, proba_pred, pred_index, correct, counts):
+        self.pooled = PlattColumn(proba_pred, correct, counts)
         self.columns = {}
         for k in np.unique(pred_index):
             members = pred_index == k
-            self.columns[k] = column(
+            self.columns[k] = PlattColumn(
                 proba_pred[members], correct[members], counts[:, members]
             )
 
@@ -396,6 +411,25 @@ class TopLabelPerClass:
                     np.isnan(own), calibrated[:, members], own
                 )
         return calibrated
+
+    def residual(self, proba_pred, pred_index, correct, rows):
+        """``(rows, n)``: per sample of the fit, the smoothed target its
+        class's own fit gave it (:meth:`PlattColumn.target`) minus its
+        calibrated probability; NaN where that fit is NaN (a row with less
+        than two samples' weight of the class). The residuals of a class
+        average 0 under the counts of its fit, so that a correction by them
+        re-weighted by ones changes nothing; against the correctness itself
+        Platt's smoothing would leave ``1 / (n + 2)`` (``1 / 15`` for 13
+        samples, all right)."""
+        residual = np.full((len(self.pooled.a[rows]), len(correct)), np.nan)
+        for k, column in self.columns.items():
+            members = pred_index == k
+            if members.any():
+                target = column.target(correct[members], rows)
+                residual[:, members] = target - column.predict(
+                    proba_pred[members], rows
+                )
+        return residual
 
 
 def with_top_label(proba, top, pred_index):

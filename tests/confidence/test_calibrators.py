@@ -121,6 +121,36 @@ def test_top_label_per_class_falls_back_to_the_pooled_fit():
     assert got[0, 1] == pooled.predict(np.array([0.7]), slice(0, 1))[0, 0]
 
 
+def test_top_label_residuals_average_zero_under_each_row_of_their_fit():
+    # The residual is to Platt's smoothed targets, (n+ + 1) / (n+ + 2) and
+    # 1 / (n- + 2) of each row's counts: its weighted mean over a class's
+    # samples is 0 (the intercept's score equation), also for a class all
+    # right (13 samples: against the correctness itself it would be 1 / 15),
+    # and NaN where a row has less than two samples' weight of the class.
+    rng = np.random.default_rng(0)
+    proba_pred = rng.uniform(0.4, 1.0, 60)
+    pred_index = np.r_[np.zeros(45, int), np.ones(13, int), 2, 2]
+    correct = (rng.random(60) < proba_pred) | (pred_index == 1)
+    counts = np.r_[np.ones((1, 60)), rng.multinomial(60, np.full(60, 1 / 60), 30)]
+    counts[-1, 45:] = 0  # the last row has no sample of classes 1 and 2
+    counts[-1, 58] = 1
+    top = TopLabelPerClass(proba_pred, pred_index, correct, counts)
+    residual = top.residual(proba_pred, pred_index, correct, slice(None))
+    for k in range(3):
+        members = pred_index == k
+        weights = counts[:, members]
+        scarce = weights.sum(axis=1) < 2
+        assert np.isnan(residual[scarce][:, members]).all()
+        mean = (weights * residual[:, members]).sum(axis=1)[~scarce]
+        np.testing.assert_allclose(mean / weights.sum(axis=1)[~scarce], 0, atol=1e-7)
+    # Row 0, class 1 (all 13 right): the target is 14 / 15.
+    row0 = top.predict(proba_pred, pred_index, slice(0, 1))[0]
+    np.testing.assert_allclose(row0[pred_index == 1], 14 / 15, atol=1e-7)
+    got = residual[0, pred_index == 1]
+    np.testing.assert_allclose(got, 0, atol=1e-7)
+    assert np.all((correct - row0)[pred_index == 1] > 1 / 15 - 1e-6)
+
+
 # ----------------------------------------------------------------------------------
 # The test before calibrating a class (NannyML's): held-out calibration error
 # ----------------------------------------------------------------------------------
