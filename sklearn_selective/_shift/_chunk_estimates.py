@@ -20,6 +20,14 @@ def resample_counts(rng, n_samples, n_resamples):
     return _bootstrap_index_counts(rng, n_samples, n_resamples, _MONITOR_BLOCK_ELEMENTS)
 
 
+def reference_counts(rng, n_samples, n_resamples):
+    """The reference's counts ``(1 + n_resamples, n_samples)``: row 0 ones
+    (the reference itself), then its bootstrap resamples."""
+    blocks = [np.ones((1, n_samples), dtype=np.int64)]
+    blocks.extend(resample_counts(rng, n_samples, n_resamples))
+    return np.concatenate(blocks)
+
+
 class ChunkTable:
     """The per-chunk values of one ``estimate`` call, filled chunk by chunk."""
 
@@ -216,13 +224,11 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     under resamples of the reference with the chunk fixed (plus label noise:
     the realised value), ``proxies`` the method's proxies of the chunk's
     samples (row 0 of ``method.proxies``).
-    ``fit`` is ``(method, correctness, confidence_level, failures)``: the
-    chunk's method, the monitor's fits of correctness on the score (all,
-    accepted samples), the level, and the reference's ``(failures,
-    samples)`` (all, accepted samples).
+    ``fit`` is ``(method, realised, confidence_level)``: the chunk's method,
+    the reference's :class:`ReferenceRealised` and the level.
     """
     joint, refit, proxies = estimates
-    method, correctness, confidence_level, failures = fit
+    method, (correctness, failures), confidence_level = fit
     name = ESTIMATES[selective]
     values[name][c] = joint[0]
     expected = percentile_interval(joint[1:], confidence_level)

@@ -21,7 +21,7 @@ from ._chunk_estimates import (
     ChunkTable,
     bootstrap_estimates,
     record_estimate,
-    resample_counts,
+    reference_counts,
 )
 from ._chunk_inputs import ChunkInputs, object_array, reliability
 from ._chunks import chunk_rows, make_chunks, undefined_reason, warn_undefined
@@ -37,7 +37,7 @@ from ._monitored_outputs import (
 )
 from ._monitoring_result import MonitoredSamples, MonitoringResult
 from ._on_dask import estimate_on_dask
-from ._realised import fit_correctness
+from ._realised import ReferenceRealised
 from ._signals import (
     InputSignals,
     ReferenceBands,
@@ -374,11 +374,6 @@ class PerformanceMonitor(BaseEstimator):
             self.estimator, X, name, self.csf, self.csf_params, self._needs_proba()
         )
 
-    def _reference_counts(self, n_samples, rng):
-        blocks = [np.ones((1, n_samples), dtype=np.int64)]
-        blocks.extend(resample_counts(rng, n_samples, self.n_resamples))
-        return np.concatenate(blocks)
-
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X_reference, y_reference):
         """Learn the link between confidence and correctness on labelled data.
@@ -410,9 +405,8 @@ class PerformanceMonitor(BaseEstimator):
             )
         correct = (reference.y_pred == y).astype(np.float64)
         self._seed = check_random_state(self.random_state).randint(2**31 - 1)
-        counts = self._reference_counts(
-            n_samples, stream_rng(self._seed, "reference_resamples")
-        )
+        rng = stream_rng(self._seed, "reference_resamples")
+        counts = reference_counts(rng, n_samples, self.n_resamples)
         features, inputs = None, None
         if self._signals_used() or FittedMethods.needs_inputs(self.method):
             features = monitored_inputs(self.estimator, X_reference)
@@ -434,14 +428,8 @@ class PerformanceMonitor(BaseEstimator):
                 reference, y_index, counts, estimator_costs(self.estimator)
             )
         self._bands = ReferenceBands.of_method(self._method, reference)
-        accepted = reference.accepted
-        self._correctness = (
-            fit_correctness(reference.score, correct),
-            fit_correctness(reference.score[accepted], correct[accepted]),
-        )
-        self._failures = (
-            (n_samples - correct.sum(), n_samples),
-            (accepted.sum() - correct[accepted].sum(), accepted.sum()),
+        self._realised = ReferenceRealised.fit(
+            reference.score, correct, reference.accepted
         )
         self._chunk_inputs = ChunkInputs(X_reference)
         self.classes_ = self.estimator.classes_
@@ -554,7 +542,7 @@ class PerformanceMonitor(BaseEstimator):
         joint, refit, proxies = bootstrap_estimates(
             method, chunk, rng, self.n_resamples
         )
-        fit = (method, self._correctness, self.confidence_level, self._failures)
+        fit = (method, self._realised, self.confidence_level)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
             estimates = (joint[selective], refit[selective], proxies[selective])
             record_estimate(table.values, c, chunk, selective, estimates, fit)

@@ -18,6 +18,8 @@ for the realised value, valid when the method is unbiased on the chunk's
 distribution.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.stats import norm
 
@@ -31,6 +33,24 @@ def fit_correctness(score, correct):
     score = np.asarray(score, dtype=np.float64)
     correct = np.asarray(correct, dtype=np.float64)
     return IsotonicColumn(score, correct, np.ones((1, score.shape[0])))
+
+
+class ReferenceRealised(NamedTuple):
+    """What a realised-value interval reads from the reference, per side
+    (all samples, accepted samples): the fits of correctness on the score
+    (:func:`fit_correctness`) and the ``(failures, samples)`` counts."""
+
+    correctness: tuple
+    failures: tuple
+
+    @classmethod
+    def fit(cls, score, correct, accepted):
+        """From the reference's scores, correctness and acceptance."""
+        sides = (np.ones(score.shape[0], dtype=bool), accepted)
+        return cls(
+            tuple(fit_correctness(score[side], correct[side]) for side in sides),
+            tuple((side.sum() - correct[side].sum(), side.sum()) for side in sides),
+        )
 
 
 def noise_variance(model, score, proxies):
