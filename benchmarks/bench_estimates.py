@@ -166,7 +166,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
-from sklearn_selective._shift import _methods
+from sklearn_selective._shift import _method_choice
 from sklearn_selective._shift._importance_weights import ImportanceWeightedCBPE
 from sklearn_selective._shift._methods import METHODS
 from sklearn_selective._shift._reliability import estimate_reliable
@@ -298,20 +298,21 @@ class _AutoCovariate:
         self.name, self.predicted_classes, self.saved = name, predicted_classes, None
 
     def __enter__(self):
-        choice = _methods.FittedMethods
-        self.saved = (_methods.AUTO_COVARIATE, choice._predictions_moved)
-        _methods.AUTO_COVARIATE = self.name
+        choice = _method_choice.FittedMethods
+        self.saved = (_method_choice.AUTO_COVARIATE, choice._predictions_moved)
+        _method_choice.AUTO_COVARIATE = self.name
         if not self.predicted_classes:
             choice._predictions_moved = lambda *args: False
 
     def __exit__(self, *exc):
-        _methods.AUTO_COVARIATE, _methods.FittedMethods._predictions_moved = self.saved
+        choice = _method_choice.FittedMethods
+        _method_choice.AUTO_COVARIATE, choice._predictions_moved = self.saved
 
 
 def _covariate_choice(method):
     if method == AUTO_BEFORE:
         return _AutoCovariate("calibrated_ac", predicted_classes=False)
-    return _AutoCovariate(_methods.AUTO_COVARIATE)
+    return _AutoCovariate(_method_choice.AUTO_COVARIATE)
 
 
 def _monitor(clf, method, seed):

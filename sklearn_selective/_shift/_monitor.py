@@ -27,7 +27,8 @@ from ._chunk_inputs import ChunkInputs, object_array, reliability
 from ._chunks import chunk_rows, make_chunks, undefined_reason, warn_undefined
 from ._class_estimates import ClassValues, LazyClassEstimates
 from ._label_shift import warn_unseen_classes
-from ._methods import METHODS, FittedMethods
+from ._method_choice import FittedMethods
+from ._methods import METHODS
 from ._monitored_outputs import (
     check_monitored,
     estimator_costs,

@@ -22,7 +22,7 @@ import numpy as np
 from ..metrics._dask import import_dask
 from ._chunk_estimates import ChunkTable
 from ._chunks import _contiguous, make_chunks, warn_undefined
-from ._methods import FittedMethods
+from ._method_choice import FittedMethods
 from ._monitored_outputs import ModelOutputs
 from ._signals import monitored_inputs
 

@@ -17,7 +17,8 @@ from sklearn_selective._shift._label_shift import (
     predictions_moved,
     shift_posterior,
 )
-from sklearn_selective._shift._methods import FittedMethods, _LabelShiftEM
+from sklearn_selective._shift._method_choice import FittedMethods
+from sklearn_selective._shift._methods import _LabelShiftEM
 
 
 def _ref_em(proba, reference_prior, weights, n_iter):

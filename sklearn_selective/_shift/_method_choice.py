@@ -1,0 +1,167 @@
+"""Which method estimates a chunk: the monitor's fitted methods, and the choice
+``method="auto"`` makes per chunk (adjust to a label shift, re-weight to a
+covariate shift, or the calibrated average confidence for a chunk that did not
+move)."""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._utils._validation import all_finite
+from .._utils._warnings import warn
+from ._label_shift import consistent_with_label_shift, predictions_moved
+from ._methods import METHODS, NOT_FINITE, estimates_for_rows
+
+# What "auto" takes for a chunk that moved in a way a label shift does
+# not explain. benchmarks/bench_estimates.py decides (10 repetitions, 12
+# covariate-shift settings on 4 data sets; mean |error| of the accuracy /
+# selective accuracy): "auto" with it 0.0152 / 0.0108 against 0.0195 /
+# 0.0143 with "calibrated_ac" (NannyML 0.13.1's CBPE: 0.0151 / 0.0121; the
+# user guide has the table). Label-shift and no-shift chunks are unchanged.
+AUTO_COVARIATE = "importance_weighted"
+
+
+class ChunkMethod(NamedTuple):
+    """The method of one chunk: the fitted method (bound to the chunk's inputs
+    where it reads them), its name, the chunk's EM prior (or NaN), the share
+    of the chunk at the density ratio's clip (NaN where no ratio was fitted)
+    and, for a chunk ``"auto"`` adjusted on its predicted classes alone, the
+    point estimates (accuracy, selective accuracy) of the bands' method,
+    which decide its alerts (None for the others)."""
+
+    method: object
+    name: str
+    prior: object
+    clipped_share: float
+    unadjusted: tuple | None = None
+
+
+class FittedMethods:
+    """The fitted method of a monitor, or for ``"auto"`` the ones it picks from.
+
+    ``bands`` is the method whose reference proxies give the bands;
+    :meth:`for_chunk` says which method estimates a chunk. ``inputs`` is
+    ``(features, rng)``: the reference inputs as the final classifier sees
+    them, for a method that reads them (``needs_inputs``), and the generator
+    of its fit. ``adjusts``: whether ``"auto"`` may adjust (it has a drift
+    signal), so that inputs it cannot re-weight on are worth a warning.
+    """
+
+    def __init__(
+        self, name, reference, correct, counts, y_index, inputs=None, adjusts=True
+    ):
+        self.name = name
+        self._data = (reference, correct, counts, y_index)
+        self._inputs = inputs
+        self.fitted = {}
+        self.bands = self.get("calibrated_ac" if name == "auto" else name)
+        # "auto" re-weights for a covariate shift where the inputs are finite
+        self.reweights = inputs is not None and all_finite(inputs[0])
+        if name == "auto" and adjusts and inputs is not None and not self.reweights:
+            warn(
+                "The inputs the classifier sees contain NaN or infinity: 'auto' "
+                "will not re-weight the reference to a covariate shift (a "
+                "logistic regression on them) and takes 'calibrated_ac' there. "
+                "Impute them before the classifier to have it."
+            )
+
+    @staticmethod
+    def needs_inputs(name):
+        """Whether the method ``name`` reads each chunk's inputs."""
+        if name == "auto":
+            name = AUTO_COVARIATE
+        return getattr(METHODS[name], "needs_inputs", False)
+
+    def fit_every_choice(self):
+        """Fit now every method a chunk may choose (what ``get`` does on
+        first use): then chunks estimated at once, in threads or processes
+        (Dask), share no lazy state and give the numbers of one by one."""
+        names = ["label_shift_em", AUTO_COVARIATE] if self.name == "auto" else []
+        names = names if self.reweights else names[:1]
+        for name in names:
+            self.get(name)
+        return self
+
+    def get(self, name):
+        """The method ``name``, fitted on first use (``"auto"`` fits its
+        adjustments only once a chunk moves)."""
+        if name not in self.fitted:
+            method = METHODS[name](*self._data)
+            if getattr(method, "needs_inputs", False):
+                method.fit_inputs(*self._inputs)
+            self.fitted[name] = method
+        return self.fitted[name]
+
+    def for_chunk(self, chunk, signals, features, rng):
+        """The :class:`ChunkMethod` of a chunk.
+
+        ``signals`` is ``(drift_scores, calibration_labels, drifted)`` of the
+        drift signal; ``features`` the chunk's inputs (None where no method
+        reads them), ``rng`` the generator of its density ratio (and of the
+        prior's sample of a large chunk).
+        """
+        method, name, prior, unadjusted = self._choose(chunk, *signals, rng, features)
+        clipped_share = np.nan
+        if features is not None and getattr(method, "needs_inputs", False):
+            method, clipped_share = method.for_inputs(features, rng)
+        return ChunkMethod(method, name, prior, clipped_share, unadjusted)
+
+    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng, features):
+        """``(method, its name, the chunk's EM prior or NaN, the bands'
+        method's point estimates where they decide the alerts, else None)``.
+
+        ``"auto"`` adjusts a chunk that moved: the drift signal fired, or
+        its predicted classes moved (:func:`predictions_moved`). It then
+        takes the label-shift adjusted estimate where reweighting the
+        reference by the chunk's estimated prior makes the domain
+        classifier's held-out scores indistinguishable from the chunk's (a
+        label shift explains the move), :data:`AUTO_COVARIATE` otherwise;
+        and the calibrated average confidence for a chunk that did not move
+        (and without a domain classifier). A chunk adjusted on its predicted
+        classes alone alerts as its calibrated average confidence would
+        (:meth:`ChunkTable.move_bands`): the bands are that estimate's, and
+        the chunks that alert stay those the Bonferroni bound counts (a chunk
+        whose drift signal fired has alerted already). The prior is estimated
+        for every chunk of ``"label_shift_em"``, and for the chunks of
+        ``"auto"`` that moved (``rng`` draws its sample of a large chunk).
+        The chunk's ``features`` are checked for NaN and infinity here, once:
+        a method that reads them refuses them, ``"auto"`` then takes the
+        calibrated average confidence.
+        """
+        if self.name != "auto":
+            reads = features is not None and self.needs_inputs(self.name)
+            if reads and not all_finite(features):  # the chunk's one check
+                raise ValueError(NOT_FINITE.format("X (in this chunk)"))
+            prior = np.nan
+            if self.name == "label_shift_em":
+                prior = self.bands.chunk_prior(chunk, rng)
+            return self.bands, self.name, prior, None
+        unadjusted = None
+        if not drifted:
+            if not self._predictions_moved(chunk, drift_scores):
+                return self.bands, "calibrated_ac", np.nan, None
+            ones = np.ones((1, chunk.score.shape[0]))
+            point = estimates_for_rows(self.bands, chunk, ones, slice(0, 1))
+            unadjusted = tuple(float(value[0]) for value in point)
+        label_shift = self.get("label_shift_em")
+        prior = label_shift.chunk_prior(chunk, rng)
+        name = AUTO_COVARIATE
+        seen = label_shift.prior[0] > 0  # a class the reference lacks: no EM
+        if seen.all() and consistent_with_label_shift(
+            *drift_scores, prior / label_shift.prior[0], calibration_labels
+        ):
+            name = "label_shift_em"
+        elif not (self.reweights and all_finite(features)):
+            return self.bands, "calibrated_ac", prior, None
+        return self.get(name), name, prior, unadjusted
+
+    def _predictions_moved(self, chunk, drift_scores):
+        """Whether the chunk's predicted classes moved from the reference's
+        (:func:`predictions_moved`), for a monitor with a domain classifier
+        (``drift_scores``), which tells a label shift from another move."""
+        if drift_scores is None:
+            return False
+        reference, _, counts, _ = self._data
+        return predictions_moved(
+            reference.pred_index, counts[0], chunk.pred_index, reference.proba.shape[1]
+        )
