@@ -12,7 +12,7 @@ from .._utils._sklearn import check_matplotlib_support
 from .._utils._validation import check_labels_match_classes, count_missing_labels
 from ._chunk_inputs import drift_cells
 from ._class_estimates import CLASS_ARRAYS, COST_ARRAYS, realised_class_table
-from ._timeline import plot_timeline
+from ._timeline import plot_timeline, timeline_rows
 
 # The estimated arrays of a result, one value per chunk (NaN where undefined).
 RESULT_ARRAYS = (
@@ -532,32 +532,6 @@ shape (n_chunks, n_classes) or None
             columns[name] = getattr(self, name).ravel()
         return pd.DataFrame(columns)
 
-    def _rows(self, limit):
-        header = (
-            f"{'chunk':>5} {'n':>6} {'coverage':>8} {'accuracy':>22} "
-            f"{'selective accuracy':>22} {'novel':>6} {'drift':>6} {'alert':>5}"
-        )
-        lines = [header]
-        for c in range(min(limit, self.n_chunks)):
-            accuracy = _cell(self.accuracy, self.accuracy_lower, self.accuracy_upper, c)
-            selective = _cell(
-                self.selective_accuracy,
-                self.selective_accuracy_lower,
-                self.selective_accuracy_upper,
-                c,
-            )
-            flags = ("!" if self.alert[c] else "") + ("*" if self.partial[c] else "")
-            if self.estimate_reliable is not None and not self.estimate_reliable[c]:
-                flags += "?"
-            lines.append(
-                f"{c:>5} {self.n_samples[c]:>6} {self.coverage[c]:>8.3f} "
-                f"{accuracy:>22} {selective:>22} {self.novel_share[c]:>6.3f} "
-                f"{self.drift_score[c]:>6.3f} {flags:>5}"
-            )
-        if self.n_chunks > limit:
-            lines.append(f"... {self.n_chunks - limit} more chunks")
-        return lines
-
     def __repr__(self):
         summary = (
             f"MonitoringResult(method={self.method!r}, n_chunks={self.n_chunks}, "
@@ -572,7 +546,7 @@ shape (n_chunks, n_classes) or None
             "classifier AUC; ! alert, see alerted_by; * partial chunk; ? estimate "
             "not reliable)"
         )
-        return "\n".join([summary, *self._rows(limit=10), legend])
+        return "\n".join([summary, *timeline_rows(self, limit=10), legend])
 
     def plot(self, ax=None):
         """Draw the timeline: estimates with intervals, bands, alerts, coverage.
@@ -599,9 +573,3 @@ shape (n_chunks, n_classes) or None
         """
         check_matplotlib_support("MonitoringResult.plot")
         return plot_timeline(self, ax)
-
-
-def _cell(estimate, lower, upper, c):
-    if np.isnan(estimate[c]):
-        return "nan"
-    return f"{estimate[c]:.3f} [{lower[c]:.3f}, {upper[c]:.3f}]"

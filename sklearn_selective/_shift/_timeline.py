@@ -1,5 +1,6 @@
-"""The timeline of a monitoring result (:meth:`MonitoringResult.plot`);
-matplotlib is imported only here, when a timeline is drawn."""
+"""The timeline of a monitoring result: drawn (:meth:`MonitoringResult.plot`;
+matplotlib is imported only here, when a timeline is drawn) or as lines of
+text (its ``repr``)."""
 
 import numpy as np
 
@@ -107,3 +108,40 @@ def _mark_inputs(result, ax):
                 fontsize="x-small",
                 color="dimgrey",
             )
+
+
+def timeline_rows(result, limit):
+    """The first ``limit`` chunks of ``result`` as lines of text (its
+    ``repr``), after a header."""
+    header = (
+        f"{'chunk':>5} {'n':>6} {'coverage':>8} {'accuracy':>22} "
+        f"{'selective accuracy':>22} {'novel':>6} {'drift':>6} {'alert':>5}"
+    )
+    lines = [header]
+    for c in range(min(limit, result.n_chunks)):
+        accuracy = _cell(
+            result.accuracy, result.accuracy_lower, result.accuracy_upper, c
+        )
+        selective = _cell(
+            result.selective_accuracy,
+            result.selective_accuracy_lower,
+            result.selective_accuracy_upper,
+            c,
+        )
+        flags = ("!" if result.alert[c] else "") + ("*" if result.partial[c] else "")
+        if result.estimate_reliable is not None and not result.estimate_reliable[c]:
+            flags += "?"
+        lines.append(
+            f"{c:>5} {result.n_samples[c]:>6} {result.coverage[c]:>8.3f} "
+            f"{accuracy:>22} {selective:>22} {result.novel_share[c]:>6.3f} "
+            f"{result.drift_score[c]:>6.3f} {flags:>5}"
+        )
+    if result.n_chunks > limit:
+        lines.append(f"... {result.n_chunks - limit} more chunks")
+    return lines
+
+
+def _cell(estimate, lower, upper, c):
+    if np.isnan(estimate[c]):
+        return "nan"
+    return f"{estimate[c]:.3f} [{lower[c]:.3f}, {upper[c]:.3f}]"
