@@ -5,7 +5,8 @@ The per-feature tests are :func:`drifted_features` (:mod:`._feature_drift`,
 Kolmogorov-Smirnov or chi-square per feature, Holm's adjustment), run on the
 inputs as the user passed them (a pandas DataFrame's column names name the
 features); the support rule is :func:`estimate_reliable`
-(:mod:`._reliability`), on the chunk's ``novel_share`` and ``clipped_share``.
+(:mod:`._reliability`), on the chunk's ``novel_share``, ``clipped_share`` and
+``repeated_share``.
 This module only decides which inputs can be tested and how a result shows
 the tests.
 """
@@ -72,7 +73,9 @@ def object_array(drifts):
 
 def reliability(values):
     """``estimate_reliable`` of every chunk from the table's input signals."""
-    return estimate_reliable(values["novel_share"], values["clipped_share"])
+    return estimate_reliable(
+        values["novel_share"], values["clipped_share"], values["repeated_share"]
+    )
 
 
 def drift_cells(drifts, structured=False):

@@ -259,7 +259,8 @@ class PerformanceMonitor(BaseEstimator):
 
     Every chunk also says whether its estimates can be trusted and which
     inputs moved: ``estimate_reliable`` (False where ``novel_share`` or
-    ``clipped_share`` places the chunk outside the reference's support) and
+    ``clipped_share`` places the chunk outside the reference's support, or
+    most of its samples are copies: ``repeated_share``) and
     ``drifted_features`` (a test per input feature, p-values adjusted by
     Holm's procedure over the features); see :class:`MonitoringResult`.
 

@@ -32,6 +32,7 @@ RESULT_ARRAYS = (
     "drift_score",
     "drift_threshold",
     "clipped_share",
+    "repeated_share",
 )
 FRAME_COLUMNS = (
     "start",
@@ -221,11 +222,21 @@ shape (n_chunks, n_classes) or None
         than 65,536 samples, the share of a uniform sample of 65,536 of them
         (on which the density ratio is fitted).
 
+    repeated_share : ndarray of shape (n_chunks,)
+        Share of the chunk's samples that repeat another of its samples (the
+        same inputs, as the classifier sees them), less that share among as
+        many reference samples, at least 0: 0.995 for one row sent 200 times
+        (a stuck sensor), about 0 for a chunk drawn like the reference.
+        Computed with the input signals (a novelty detector or a drift
+        estimator) on dense inputs, on the signals' sample of a chunk of more
+        than 16,384 samples; NaN elsewhere.
+
     estimate_reliable : ndarray of shape (n_chunks,), dtype=bool
         False where the input signals place the chunk outside what the
-        reference supports (``novel_share > 0.5`` or ``clipped_share >
-        0.1``; a signal that is NaN is no evidence): there the estimates
-        extrapolate and can be far off whatever their intervals say.
+        reference supports (``novel_share > 0.5``, ``clipped_share > 0.1``
+        or ``repeated_share > 0.5``; a signal that is NaN is no evidence):
+        there the estimates extrapolate, or their samples are not
+        independent draws, and can be far off whatever their intervals say.
 
     drifted_features : ndarray of shape (n_chunks,), dtype=object
         Per chunk, the per-feature two-sample tests of its inputs against
@@ -317,6 +328,7 @@ shape (n_chunks, n_classes) or None
     realised_selective_recall: np.ndarray | None = None
     realised_cost: np.ndarray | None = None
     clipped_share: np.ndarray | None = None
+    repeated_share: np.ndarray | None = None
     estimate_reliable: np.ndarray | None = None
     drifted_features: np.ndarray | None = None
     stage_names: tuple | None = None
@@ -468,6 +480,7 @@ shape (n_chunks, n_classes) or None
             columns = dict(items[:after] + list(shares.items()) + items[after:])
         for name, missing in (
             ("clipped_share", np.nan),
+            ("repeated_share", np.nan),
             ("estimate_reliable", True),
             ("drifted_features", None),
         ):
@@ -512,7 +525,7 @@ shape (n_chunks, n_classes) or None
             ``selective_accuracy``, ``selective_accuracy_lower``,
             ``selective_accuracy_upper``, the ``expected_*`` intervals,
             ``novel_share``, ``novel_share_limit``, ``drift_score``,
-            ``drift_threshold``, ``clipped_share``, ``cost``,
+            ``drift_threshold``, ``clipped_share``, ``repeated_share``, ``cost``,
             ``cost_lower``, ``cost_upper``, ``alert``, ``alerted_by``,
             ``chunk_method``, ``estimate_reliable``, ``drifted_features``
             (text), then ``partial`` and

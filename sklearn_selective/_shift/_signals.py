@@ -39,6 +39,7 @@ from .._utils._draws import stream_rng
 from .._utils._sklearn import safe_indexing
 from .._utils._validation import all_finite
 from ..confidence._model_output import classifier_inputs
+from ._reliability import excess_repeated_share
 
 # At most this many samples of each side train a domain classifier (speed).
 MAX_DRIFT_SAMPLES = 2000
@@ -229,6 +230,10 @@ class InputSignals:
         self.fit_half = safe_indexing(features, order[:half])
         calibration = safe_indexing(features, order[half:])
         self.calibration = calibration
+        self.reference_rows = None  # what excess_repeated_share compares with
+        if not sp.issparse(features):
+            rows = np.sort(order[:SIGNAL_SAMPLE_CAP])  # a uniform sample
+            self.reference_rows = features[rows] if n_samples > rows.size else features
         if self.novelty_detector is not None:
             self._fit_novelty(calibration)
         if self.drift_estimator is not None:
@@ -240,12 +245,17 @@ class InputSignals:
         at ``alpha``, and the domain classifier's held-out scores (reference,
         chunk; None without one or for a chunk under 4 samples). A chunk of
         more than :data:`SIGNAL_SAMPLE_CAP` samples is read through a uniform
-        sample of that many."""
+        sample of that many. Its ``repeated_share`` (which does not alert: it
+        decides ``estimate_reliable``) is read on the same rows."""
         fired, scores = [], None
         n_samples = features.shape[0]
         if n_samples > SIGNAL_SAMPLE_CAP:
             sample = rng.choice(n_samples, SIGNAL_SAMPLE_CAP, replace=False)
             features = safe_indexing(features, np.sort(sample))
+        if self.reference_rows is not None:  # a stream of its own: same signals
+            values["repeated_share"][c] = excess_repeated_share(
+                features, self.reference_rows, stream_rng(self.seed, "repeats", c)
+            )
         if self.novelty_detector is not None:
             share, limit, p_value = self.novelty(features, alpha)
             values["novel_share"][c], values["novel_share_limit"][c] = share, limit

@@ -170,6 +170,7 @@ STREAMS = {
     "importance_weights": 5,  # the folds of the importance-weighted bases
     "density_ratio": 6,  # the density ratio's folds on one chunk (key: chunk)
     "cascade_report": 7,  # the bootstrap of SelectiveCascade.report
+    "repeats": 8,  # the samples of a chunk's repeated_share (key: chunk)
 }
 
 

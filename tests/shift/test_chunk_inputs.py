@@ -20,6 +20,7 @@ from sklearn_selective._shift._chunk_inputs import (
     top_drifted,
 )
 from sklearn_selective._shift._feature_drift import drifted_features
+from sklearn_selective._shift._reliability import unreliable_reasons
 
 
 # ----------------------------------------------------------------------------
@@ -58,12 +59,13 @@ def test_drift_cells_as_text_and_records():
     assert top_drifted(drift) == ["x1"] and top_drifted(None) == []
 
 
-def test_reliability_reads_the_two_shares():
+def test_reliability_reads_the_three_shares():
     values = {
-        "novel_share": np.array([0.04, 0.7, np.nan, 0.1]),
-        "clipped_share": np.array([np.nan, 0.0, 0.3, 0.05]),
+        "novel_share": np.array([0.04, 0.7, np.nan, 0.1, 0.0]),
+        "clipped_share": np.array([np.nan, 0.0, 0.3, 0.05, 0.0]),
+        "repeated_share": np.array([0.0, 0.0, np.nan, 0.5, 0.6]),
     }
-    assert reliability(values).tolist() == [True, False, False, True]
+    assert reliability(values).tolist() == [True, False, False, True, False]
 
 
 # ----------------------------------------------------------------------------
@@ -95,6 +97,36 @@ def test_noise_ramp_is_flagged_unreliable_and_no_shift_is_not(digits_setting):
     assert frame["drifted_features"][0] == ""
     assert all("p=" in cell for cell in frame["drifted_features"][1:])
     assert "?" in repr(result).splitlines()[3]  # the first noisy chunk's row
+
+
+def test_a_stuck_sensor_is_flagged_unreliable(digits_setting):
+    # One row sent 300 times: every interval takes the samples as independent
+    # draws, but the realised accuracy is that of one prediction (0 or 1).
+    # The domain classifier cannot test it (no two halves without a shared
+    # row) and the row itself is in the reference's support.
+    clf, X_ref, y_ref, X, _ = digits_setting
+    row = X[clf.predict_accept(X)][:1]  # an accepted row: every estimate defined
+    stuck = np.repeat(row, 300, axis=0)
+    half = np.vstack([X[150:], np.repeat(row, 150, axis=0)])  # row is in X[:150]
+    monitor = PerformanceMonitor(clf, n_resamples=20, random_state=0)
+    result = monitor.fit(X_ref, y_ref).estimate(
+        np.vstack([X, stuck, half]), chunk_size=300
+    )
+    np.testing.assert_allclose(result.repeated_share, [0.0, 299 / 300, 149 / 300])
+    reasons = unreliable_reasons(
+        result.novel_share, result.clipped_share, result.repeated_share
+    )
+    assert reasons[1] == "repeated_share 1.00 > 0.50"  # what flags the stuck chunk
+    assert result.estimate_reliable.tolist()[:2] == [True, False]
+    assert "repeated_share" not in reasons[2]  # half its rows copies: not more
+    assert np.isnan(result.drift_score[1])
+    assert result.to_frame()["repeated_share"].tolist() == list(result.repeated_share)
+    # Without input signals nothing is read: NaN, no evidence.
+    bare = PerformanceMonitor(
+        clf, n_resamples=0, novelty_detector=None, drift_estimator=None
+    )
+    result = bare.fit(X_ref, y_ref).estimate(stuck, chunk_size=300)
+    assert np.isnan(result.repeated_share).all() and result.estimate_reliable.all()
 
 
 def test_drifted_features_are_named_by_dataframe_columns():

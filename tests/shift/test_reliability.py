@@ -2,11 +2,14 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sklearn_selective._shift._reliability import (
     MAX_CLIPPED_SHARE,
     MAX_NOVEL_SHARE,
+    MAX_REPEATED_SHARE,
     estimate_reliable,
+    excess_repeated_share,
     unreliable_reasons,
 )
 
@@ -15,6 +18,56 @@ def test_rule_at_the_stated_levels():
     novel = np.array([0.0, MAX_NOVEL_SHARE, MAX_NOVEL_SHARE + 0.01, 0.0])
     clipped = np.array([0.0, MAX_CLIPPED_SHARE, 0.0, MAX_CLIPPED_SHARE + 0.01])
     assert estimate_reliable(novel, clipped).tolist() == [True, True, False, False]
+
+
+def test_repeated_share_at_its_stated_level():
+    repeated = np.array([0.0, MAX_REPEATED_SHARE, MAX_REPEATED_SHARE + 0.01])
+    assert estimate_reliable(0.0, 0.0, repeated).tolist() == [True, True, False]
+    assert unreliable_reasons(0.0, 0.0, 0.8).tolist() == "repeated_share 0.80 > 0.50"
+    assert estimate_reliable(0.0, 0.0, 0.8, max_repeated_share=0.9)
+
+
+def _slow_repeated_share(rows):
+    """The share of rows equal to an earlier row, one row at a time (NaN
+    equal to NaN: the same bytes)."""
+    seen, repeats = set(), 0
+    for row in rows:
+        key = row.tobytes()
+        repeats += key in seen
+        seen.add(key)
+    return repeats / len(rows)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_excess_repeated_share_equals_its_definition(seed):
+    # Small integers repeat; sizes from 2 on both sides; the larger side read
+    # through a uniform sample of the smaller one's size, drawn by the rng.
+    rng = np.random.default_rng(seed)
+    n_chunk, n_reference = rng.integers(2, 40, size=2)
+    levels = int(rng.integers(1, 4))
+    chunk = rng.integers(0, levels, size=(n_chunk, 2)).astype(np.float64)
+    reference = rng.integers(0, levels + 2, size=(n_reference, 2)).astype(float)
+    if seed % 3 == 0:
+        chunk[: n_chunk // 2] = np.nan  # NaN rows equal one another
+    draws = np.random.default_rng(seed)
+    got = excess_repeated_share(chunk, reference, draws)
+    size = min(n_chunk, n_reference)
+    sides = [chunk, reference]
+    replay = np.random.default_rng(seed)
+    for i, side in enumerate(sides):
+        if side.shape[0] > size:
+            sides[i] = side[np.sort(replay.choice(side.shape[0], size, replace=False))]
+    expected = _slow_repeated_share(sides[0]) - _slow_repeated_share(sides[1])
+    assert got == pytest.approx(max(0.0, expected), abs=1e-12)
+
+
+def test_excess_repeated_share_is_nan_where_it_cannot_be_read():
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(20, 3))
+    assert np.isnan(excess_repeated_share(rows[:1], rows, rng))  # one row
+    assert np.isnan(excess_repeated_share(sp.csr_matrix(rows), rows, rng))
+    assert np.isnan(excess_repeated_share(rows.astype(object), rows, rng))
+    assert excess_repeated_share(rows, rows, rng) == 0.0
 
 
 def test_nan_is_no_evidence():
