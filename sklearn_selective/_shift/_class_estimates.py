@@ -342,20 +342,27 @@ def discrete_interval(values, confidence_level):
     atoms at its ends and, at the boundary, leaves out nothing above, so it
     covered 0.98 at 50 samples in simulation. Here each end leaves out the
     mass closest to ``(1 - confidence_level) / 2``, and what one end cannot
-    leave out (an atom too heavy to drop) is left to the other, so the
-    coverage is nominal on average. With distinct values it is the
-    percentile interval (nearest rank).
+    leave out (an atom too heavy to drop) is left to the other, and what it
+    leaves out beyond its share is taken off the other's, so the coverage is
+    nominal on average. With distinct values it is the percentile interval
+    (nearest rank).
     """
     atoms, counts = np.unique(values, return_counts=True)
     cumulative = np.cumsum(counts)
     tail = (1.0 - confidence_level) / 2.0 * cumulative[-1]  # in values
     below = cumulative - counts  # left out below each atom taken as the end
     above = (cumulative[-1] - cumulative)[::-1]  # above each, from the top
-    # What each end falls short of its share goes to the other end.
-    low_short = max(tail - below[_closest(below, tail)], 0.0)
-    high_short = max(tail - above[_closest(above, tail)], 0.0)
-    low = _closest(below, tail + high_short)
-    high = atoms.shape[0] - 1 - _closest(above, tail + low_short)
+    # What each end leaves out short of its share goes to the other end, and
+    # what it leaves out beyond its share comes off the other end's: the
+    # total stays closest to 1 - confidence_level. (Moving the shortfall
+    # only biased the total up: at 50 samples the cost's interval left out
+    # 5.5 % of its draws, and its exact coverage of the realised cost was
+    # 0.943, 0.945 with the true class probabilities in place of the
+    # calibrated ones; now 0.946 and 0.949.)
+    low_gap = tail - below[_closest(below, tail)]  # > 0 short, < 0 beyond
+    high_gap = tail - above[_closest(above, tail)]
+    low = _closest(below, max(tail + high_gap, 0.0))
+    high = atoms.shape[0] - 1 - _closest(above, max(tail + low_gap, 0.0))
     return float(atoms[low]), float(atoms[max(high, low)])
 
 

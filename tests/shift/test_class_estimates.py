@@ -159,9 +159,10 @@ def _slow_discrete_interval(values, level):
     def closest_high(target):  # ties: the upper end
         return min(range(len(atoms)), key=lambda j: (abs(above[j] - target), -j))
 
-    low_short = max(tail - below[closest_low(tail)], 0)
-    high_short = max(tail - above[closest_high(tail)], 0)
-    low, high = closest_low(tail + high_short), closest_high(tail + low_short)
+    low_gap = tail - below[closest_low(tail)]  # > 0 short, < 0 beyond
+    high_gap = tail - above[closest_high(tail)]
+    low = closest_low(max(tail + high_gap, 0))
+    high = closest_high(max(tail + low_gap, 0))
     return atoms[low], atoms[max(high, low)]
 
 
@@ -200,6 +201,15 @@ def test_discrete_interval_gives_a_heavy_top_atom_s_share_to_the_bottom():
     values = np.r_[np.zeros(2), np.full(2, 0.5), np.full(46, 0.75), np.ones(50)]
     assert discrete_interval(values, 0.95) == (0.75, 1.0)
     assert discrete_interval(1.0 - values, 0.95) == (0.0, 0.25)
+
+
+def test_discrete_interval_takes_one_end_s_excess_off_the_other():
+    # An atom of 4 % at the bottom: leaving it out (4 %) is closer to 2.5 %
+    # than keeping it (0 %), 1.5 % beyond its share, so the top leaves out 1 %
+    # (not 3 %, which left out 7 % in all and covered the realised cost at
+    # 50 samples 0.943 instead of 0.946 in exact computation).
+    values = np.r_[np.zeros(4), np.arange(1, 97)]
+    assert discrete_interval(values, 0.95) == (1.0, 95.0)
 
 
 # ----------------------------------------------------------------------------
