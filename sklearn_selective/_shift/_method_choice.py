@@ -44,7 +44,9 @@ class FittedMethods:
     ``(features, rng)``: the reference inputs as the final classifier sees
     them, for a method that reads them (``needs_inputs``), and the generator
     of its fit. ``adjusts``: whether ``"auto"`` may adjust (it has a drift
-    signal), so that inputs it cannot re-weight on are worth a warning.
+    signal), so that inputs it cannot re-weight on are worth a warning and
+    the adjustments are fitted now, not on the first chunk that moves (0.3 s
+    of a 1e6-sample chunk's, ``benchmarks/bench_monitor_scale.py``).
     """
 
     def __init__(
@@ -64,6 +66,8 @@ class FittedMethods:
                 "logistic regression on them) and takes 'calibrated_ac' there. "
                 "Impute them before the classifier to have it."
             )
+        if adjusts:
+            self.fit_every_choice()
 
     @staticmethod
     def needs_inputs(name):
@@ -83,8 +87,8 @@ class FittedMethods:
         return self
 
     def get(self, name):
-        """The method ``name``, fitted on first use (``"auto"`` fits its
-        adjustments only once a chunk moves)."""
+        """The method ``name``, fitted on first use (``"auto"`` with a drift
+        signal fits its adjustments at once, :meth:`fit_every_choice`)."""
         if name not in self.fitted:
             method = METHODS[name](*self._data)
             if getattr(method, "needs_inputs", False):

@@ -370,16 +370,21 @@ class OneVsRest:
         ``(rows, n)``, without building the whole matrix: that class's
         calibrated column over the sum of all of them."""
         parts = [c.predict(proba[:, j], rows) for j, c in enumerate(self.columns)]
-        total = np.array(parts[0], dtype=np.float64)
-        for part in parts[1:]:
+        if len(parts) > 1:  # a new array: parts[0] may be a read-only view
+            total = np.add(parts[0], parts[1], dtype=np.float64)
+        else:
+            total = np.array(parts[0], dtype=np.float64)
+        for part in parts[2:]:
             total += part
-        picked = np.array(np.broadcast_to(parts[0], total.shape), order="K")
+        shape = total.shape
+        picked = np.array(np.broadcast_to(parts[0], shape), order="K")
         for j, part in enumerate(parts[1:], start=1):
             np.copyto(picked, part, where=index == j)
         positive = total > 0
         np.divide(picked, total, out=picked, where=positive)
-        own = proba[np.arange(proba.shape[0]), index]
-        np.copyto(picked, np.broadcast_to(own, picked.shape), where=~positive)
+        if not positive.all():  # a sample calibrated to zero keeps its own
+            own = proba[np.arange(proba.shape[0]), index]
+            np.copyto(picked, np.broadcast_to(own, shape), where=~positive)
         return np.ascontiguousarray(picked)
 
 
