@@ -190,9 +190,12 @@ def _period_step(first, freq):
     'Q', '2h') or the offset alias resample takes for it ('ME', 'QE', 'YE');
     ``first``: a naive time to read it on."""
     from pandas.tseries.frequencies import to_offset
+    from pandas.tseries.offsets import BusinessDay
 
     try:
-        return first.to_period(freq).freq
+        with warnings.catch_warnings():  # said below, in our words
+            warnings.filterwarnings("ignore", r"PeriodDtype\[B\]", FutureWarning)
+            step = first.to_period(freq).freq
     except (TypeError, ValueError) as exc:
         try:
             with warnings.catch_warnings():
@@ -203,6 +206,14 @@ def _period_step(first, freq):
                 f"freq={freq!r} is not a pandas period frequency (e.g. 'D', "
                 f"'W', 'M' or 'ME', 'h'): {exc}"
             ) from exc
+    if isinstance(step, BusinessDay):
+        raise ValueError(
+            f"freq={freq!r}: a period of business days puts a weekend's samples "
+            "in the next Monday's chunk, before its start, and pandas deprecates "
+            "such periods. Pass freq='D' (a weekend day is then a chunk of its "
+            "own, empty without samples), or drop the weekend's samples first."
+        )
+    return step
 
 
 def _is_calendar(step):

@@ -140,6 +140,17 @@ def test_period_aliases_warn_nothing(freq):
         _by_time(times, freq)
 
 
+@pytest.mark.parametrize("freq", ["B", "2B"])
+def test_business_days_are_refused_without_pandas_warning(freq):
+    # pandas put a Saturday's samples in the next Monday's period, before its
+    # start time, and warned FutureWarning (PeriodDtype[B] is deprecated).
+    times = pd.date_range("2024-01-01", periods=50, freq="5h")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"freq='2?B'.*Pass freq='D'"):
+            _by_time(times, freq)
+
+
 @pytest.mark.skipif(
     tuple(map(int, pd.__version__.split(".")[:2])) < (2, 2),
     reason="'ME', 'QE' and 'YE' came with pandas 2.2",
