@@ -6,7 +6,7 @@ where the chunk has data. Where the chunk lies outside the reference's
 support, nothing on the reference speaks for it, and the estimate can be
 anywhere (on digits with Gaussian noise of standard deviation 2, 4 and 8 the
 estimates stay at 0.91-0.94 while the accuracy falls to 0.75, 0.54 and 0.27).
-Three input signals measure how much of the chunk is outside:
+Three input signals say whether the reference speaks for a chunk:
 
 - ``novel_share``: the share of the chunk an outlier detector fitted on the
   reference flags, at a threshold that flags ``novelty_rate`` (5 % by
