@@ -159,10 +159,16 @@ def _slow_discrete_interval(values, level):
     def closest_high(target):  # ties: the upper end
         return min(range(len(atoms)), key=lambda j: (abs(above[j] - target), -j))
 
-    low_gap = tail - below[closest_low(tail)]  # > 0 short, < 0 beyond
-    high_gap = tail - above[closest_high(tail)]
-    low = closest_low(max(tail + high_gap, 0))
-    high = closest_high(max(tail + low_gap, 0))
+    def gaps(low, high):  # from 1 - level in all, and between the two ends
+        return abs(below[low] + above[high] - 2 * tail), abs(below[low] - above[high])
+
+    low = closest_low(tail)  # the low end first
+    candidates = [(low, closest_high(max(2 * tail - below[low], 0)))]
+    high = closest_high(tail)  # the high end first
+    candidates.append((closest_low(max(2 * tail - above[high], 0)), high))
+    low, high = (
+        candidates[1] if gaps(*candidates[1]) < gaps(*candidates[0]) else candidates[0]
+    )
     return atoms[low], atoms[max(high, low)]
 
 
@@ -201,6 +207,15 @@ def test_discrete_interval_gives_a_heavy_top_atom_s_share_to_the_bottom():
     values = np.r_[np.zeros(2), np.full(2, 0.5), np.full(46, 0.75), np.ones(50)]
     assert discrete_interval(values, 0.95) == (0.75, 1.0)
     assert discrete_interval(1.0 - values, 0.95) == (0.0, 0.25)
+
+
+def test_discrete_interval_leaves_out_one_of_two_heavy_end_atoms():
+    # 4 % at each end: leaving out either (4 %) is closer to 5 % than both
+    # (8 %) or neither (0 %; moving each end by the other's first gap at once
+    # kept both).
+    values = np.r_[np.zeros(40), np.linspace(0.1, 0.9, 920), np.ones(40)]
+    assert discrete_interval(values, 0.95) == (0.1, 1.0)  # ties: the low end out
+    assert discrete_interval(1.0 - values, 0.95) == pytest.approx((0.1, 1.0))
 
 
 def test_discrete_interval_takes_one_end_s_excess_off_the_other():
