@@ -192,15 +192,16 @@ def _period_step(first, freq):
     from pandas.tseries.frequencies import to_offset
     from pandas.tseries.offsets import BusinessDay
 
+    business = r"(PeriodDtype\[B\]|Period with BDay)"  # said below, in our words
     try:
-        with warnings.catch_warnings():  # said below, in our words
-            warnings.filterwarnings("ignore", r"PeriodDtype\[B\]", FutureWarning)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", business, FutureWarning)
             step = first.to_period(freq).freq
     except (TypeError, ValueError) as exc:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", FutureWarning)
-                return first.to_period(to_offset(freq)).freq
+                step = first.to_period(to_offset(freq)).freq
         except (AttributeError, TypeError, ValueError):
             raise ValueError(
                 f"freq={freq!r} is not a pandas period frequency (e.g. 'D', "

@@ -77,9 +77,10 @@ class FittedMethods:
         return getattr(METHODS[name], "needs_inputs", False)
 
     def fit_every_choice(self):
-        """Fit now every method a chunk may choose (what ``get`` does on
-        first use): then chunks estimated at once, in threads or processes
-        (Dask), share no lazy state and give the numbers of one by one."""
+        """Fit now every method a chunk may choose (what ``get`` would on
+        first use): chunks estimated at once, in threads or processes (Dask),
+        then share no lazy state and give the numbers of one by one, and the
+        first chunk that moves pays no fit."""
         names = ["label_shift_em", AUTO_COVARIATE] if self.name == "auto" else []
         names = names if self.reweights else names[:1]
         for name in names:
@@ -134,6 +135,7 @@ class FittedMethods:
         """
         if self.name != "auto":
             reads = features is not None and self.needs_inputs(self.name)
+            reads = reads and features.shape[0] >= 2  # else no ratio is fitted
             if reads and not all_finite(features):  # the chunk's one check
                 raise ValueError(NOT_FINITE.format("X (in this chunk)"))
             prior = np.nan

@@ -328,11 +328,11 @@ shape (n_chunks, n_classes) or None
     realised_selective_recall: np.ndarray | None = None
     realised_cost: np.ndarray | None = None
     clipped_share: np.ndarray | None = None
-    repeated_share: np.ndarray | None = None
     estimate_reliable: np.ndarray | None = None
     drifted_features: np.ndarray | None = None
     stage_names: tuple | None = None
     stage_share: np.ndarray | None = None
+    repeated_share: np.ndarray | None = None
 
     # A result keeps no bootstrap distribution: to_dict has no options.
     _DICT_OPTIONS = ()

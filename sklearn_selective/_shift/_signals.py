@@ -230,10 +230,6 @@ class InputSignals:
         self.fit_half = safe_indexing(features, order[:half])
         calibration = safe_indexing(features, order[half:])
         self.calibration = calibration
-        self.reference_rows = None  # what excess_repeated_share compares with
-        if not sp.issparse(features):
-            rows = np.sort(order[:SIGNAL_SAMPLE_CAP])  # a uniform sample
-            self.reference_rows = features[rows] if n_samples > rows.size else features
         if self.novelty_detector is not None:
             self._fit_novelty(calibration)
         if self.drift_estimator is not None:
@@ -252,10 +248,11 @@ class InputSignals:
         if n_samples > SIGNAL_SAMPLE_CAP:
             sample = rng.choice(n_samples, SIGNAL_SAMPLE_CAP, replace=False)
             features = safe_indexing(features, np.sort(sample))
-        if self.reference_rows is not None:  # a stream of its own: same signals
-            values["repeated_share"][c] = excess_repeated_share(
-                features, self.reference_rows, stream_rng(self.seed, "repeats", c)
-            )
+        # against the detector's half of the reference (a uniform sample), on
+        # a stream of its own: the other signals' numbers stay as they were
+        values["repeated_share"][c] = excess_repeated_share(
+            features, self.fit_half, stream_rng(self.seed, "repeats", c)
+        )
         if self.novelty_detector is not None:
             share, limit, p_value = self.novelty(features, alpha)
             values["novel_share"][c], values["novel_share_limit"][c] = share, limit

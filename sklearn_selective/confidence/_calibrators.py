@@ -264,7 +264,7 @@ class PlattColumn:
 
     def target(self, outcome, rows):
         """The smoothed targets ``(rows, n)`` the fit of each row in ``rows``
-        gave ``outcome``: on the samples of the fit, their weighted mean
+        (a slice) gave ``outcome``: on the samples of the fit, their weighted mean
         minus the prediction's is 0 (the intercept's score equation)."""
         return self._targets(outcome, self._positives[rows], self._negatives[rows])
 
@@ -389,8 +389,8 @@ class OneVsRest:
 
 
 class TopLabelPerClass:
-    """Top-label calibration per predicted class: for each class, ``column``
-    (default :class:`PlattColumn`) of correctness on the probability of the
+    """Top-label calibration per predicted class: for each class,
+    :class:`PlattColumn` of correctness on the probability of the
     predicted class over the samples predicted as it (top-label calibration
     as Gupta & Ramdas 2022 define it), per row of ``counts``; the same pooled
     over all predictions where a row has too few samples predicted as the
@@ -418,14 +418,14 @@ class TopLabelPerClass:
         return calibrated
 
     def residual(self, proba_pred, pred_index, correct, rows):
-        """``(rows, n)``: per sample of the fit, the smoothed target its
-        class's own fit gave it (:meth:`PlattColumn.target`) minus its
-        calibrated probability; NaN where that fit is NaN (a row with less
-        than two samples' weight of the class). The residuals of a class
-        average 0 under the counts of its fit, so that a correction by them
-        re-weighted by ones changes nothing; against the correctness itself
-        Platt's smoothing would leave ``1 / (n + 2)`` (``1 / 15`` for 13
-        samples, all right)."""
+        """``(rows, n)`` for the rows of ``rows`` (a slice): per sample of
+        the fit, the smoothed target its class's own fit gave it
+        (:meth:`PlattColumn.target`) minus its calibrated probability; NaN
+        where that fit is NaN (a row with less than two samples' weight of the
+        class). The residuals of a class average 0 under the counts of its
+        fit, so that a correction by them re-weighted by ones changes nothing;
+        against the correctness itself Platt's smoothing would leave ``1 / (n
+        + 2)`` (``1 / 15`` for 13 samples, all right)."""
         residual = np.full((len(self.pooled.a[rows]), len(correct)), np.nan)
         for k, column in self.columns.items():
             members = pred_index == k
