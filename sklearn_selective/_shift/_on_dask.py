@@ -145,6 +145,7 @@ def estimate_on_dask(monitor, X, chunk_size, n_chunks, timestamps, freq):
     """What ``monitor.estimate`` returns on ``X`` in memory, computed chunk by
     chunk on the cluster (see the module docstring)."""
     dask = import_dask(_NEEDS)
+    monitor._methods.fit_every_choice()  # no lazy fit in the tasks' threads
     parts, lengths = _partitions(X)
     chunks = _chunks(lengths, chunk_size, n_chunks, timestamps, freq)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
