@@ -53,7 +53,10 @@ renormalised pick in place), four runs (least of 3 each; the idle machine's
 speed varied by a fifth between runs): the first chunk 1.50-1.91 s wall,
 2.22-2.72 s CPU beyond (bootstrap 0.68-0.82), the next chunk 1.01-1.23 s
 wall, 1.00-1.22 s CPU (0.55-0.69 s wall without resamples). The goal of 1 s
-is not met (the monitoring guide says what remains).
+is not met (the monitoring guide says what remains). At the end of issue
+37's last session, idle, two runs (least of 3 each): the first chunk 0.92-0.96
+s wall, 1.43-1.55 s CPU beyond; the next 0.61-0.66 s wall, 0.58-0.62 s CPU;
+0.50 s and 0.35-0.36 s wall without resamples.
 
 What changed: a chunk above a cap is read through a uniform sample of the cap
 (drawn from the chunk's own stream, so the same in memory and on Dask; a
