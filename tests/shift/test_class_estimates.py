@@ -227,6 +227,23 @@ def test_discrete_interval_takes_one_end_s_excess_off_the_other():
     assert discrete_interval(values, 0.95) == (1.0, 95.0)
 
 
+def test_discrete_interval_leaves_out_about_five_percent_of_binomial_draws():
+    # The changelog's and coverage guide's numbers: on 540 binomial
+    # distributions (4-39 trials, success 0.3-0.97, 1000 draws each) the share
+    # left out is 0.0095 from 5 % on average (0.0140 with the rule that moved
+    # only the shortfall), at most 8.4 % (16.8 %).
+    rng = np.random.default_rng(0)
+    left_out = []
+    for n in range(4, 40):
+        for p in np.linspace(0.3, 0.97, 15):
+            values = rng.binomial(n, p, 1000) / n
+            low, high = discrete_interval(values, 0.95)
+            left_out.append(np.mean((values < low) | (values > high)))
+    left_out = np.array(left_out)
+    assert np.mean(np.abs(left_out - 0.05)) == pytest.approx(0.0095, abs=5e-5)
+    assert left_out.max() == pytest.approx(0.084)
+
+
 # ----------------------------------------------------------------------------
 # In the monitor
 # ----------------------------------------------------------------------------

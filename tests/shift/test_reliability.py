@@ -61,6 +61,28 @@ def test_excess_repeated_share_equals_its_definition(seed):
     assert got == pytest.approx(max(0.0, expected), abs=1e-12)
 
 
+def test_excess_repeated_share_is_zero_for_chunks_drawn_like_the_reference():
+    # The monitoring guide's numbers: 200 digits chunks of 200 against the
+    # 250-row half of a 500-sample reference, and three binary features
+    # (which repeat by nature) at 200 and at 50 samples.
+    from sklearn.datasets import load_digits
+
+    X, _ = load_digits(return_X_y=True)
+    rng = np.random.default_rng(0)
+    shares = []
+    for _ in range(200):
+        order = rng.permutation(X.shape[0])
+        shares.append(excess_repeated_share(X[order[500:700]], X[order[:250]], rng))
+    assert max(shares) == 0.0
+    binary = rng.integers(0, 2, size=(5000, 3)).astype(float)
+    for size, largest in ((200, 0.0), (50, 0.02 + 1e-12)):
+        shares = [
+            excess_repeated_share(binary[rng.choice(5000, size)], binary[:250], rng)
+            for _ in range(200)
+        ]
+        assert max(shares) <= largest
+
+
 def test_excess_repeated_share_is_nan_where_it_cannot_be_read():
     rng = np.random.default_rng(0)
     rows = rng.normal(size=(20, 3))
