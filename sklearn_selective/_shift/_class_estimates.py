@@ -359,10 +359,10 @@ def discrete_interval(values, confidence_level):
     tail = (1.0 - confidence_level) / 2.0 * cumulative[-1]  # in values
     below = cumulative - counts  # left out below each atom taken as the end
     above = (cumulative[-1] - cumulative)[::-1]  # above each, from the top
-    low_first = _closest(below, tail)
-    low_first = (low_first, _closest(above, max(2 * tail - below[low_first], 0.0)))
-    high_first = _closest(above, tail)
-    high_first = (_closest(below, max(2 * tail - above[high_first], 0.0)), high_first)
+    low = _closest(below, tail)  # the low end first, then the high end
+    low_first = (low, _closest(above, max(2 * tail - below[low], 0.0)))
+    high = _closest(above, tail)  # the high end first, then the low end
+    high_first = (_closest(below, max(2 * tail - above[high], 0.0)), high)
 
     def gaps(ends):  # how far from 1 - confidence_level, and how uneven
         left_out = below[ends[0]], above[ends[1]]
