@@ -188,15 +188,15 @@ for phase in dict.fromkeys(phase_of_chunk):
 #
 # * **no shift**: the estimates track the realised values within about two
 #   points, the size of the chunk's own sampling noise, and no chunk alerts
-#   (on one chunk the predicted classes look moved by chance, the test's 5 %,
-#   and ``"auto"`` takes the EM adjustment);
+#   (on one chunk the model's probabilities look moved by chance, the test's
+#   5 %, and ``"auto"`` takes the EM adjustment);
 # * **covariate shift**: the first steps are tracked, but as the stream
 #   concentrates on heavily inked digits the realised accuracy falls faster
 #   than the estimates: the model is confidently wrong on those digits, which
 #   breaks the assumption every confidence-based method makes. The input
 #   signals do not fire (a reweighting of the same digits is hard to tell
-#   from the reference in 100 images), but the predicted classes move, so
-#   ``"auto"`` takes the EM adjustment on four of the six steps: a
+#   from the reference in 100 images), but the model's probabilities move on
+#   the last two steps, so ``"auto"`` takes the EM adjustment there: a
 #   reweighting of digits by ink is nearly a label shift, and nothing in the
 #   model's outputs tells it from one. The alerts fire at the two strongest
 #   steps: such a chunk alerts as its unadjusted estimate would (its bands
@@ -208,7 +208,7 @@ for phase in dict.fromkeys(phase_of_chunk):
 # * **label shift**: the coverage drops, every chunk alerts, and the estimates
 #   follow the realised values within a few points. ``"auto"`` switches to the
 #   EM adjustment on every chunk: the drift signal fires on four, and the
-#   predicted classes moved on the other two. EM finds the
+#   model's probabilities moved on the other two. EM finds the
 #   prior (the share of 1, 8 and 9: 0.76 estimated, 0.79 realised, 0.30 in
 #   the reference), but on ten classes with 500 reference images the
 #   one-vs-rest calibration it reweights is coarse, and the accuracy estimate

@@ -90,7 +90,7 @@ class PerformanceMonitor(BaseEstimator):
         calibration ``"label_shift_em"`` reweights, fitted on all):
 
         - ``"auto"`` (the default): for a chunk that moved (``drift_score``
-          alerts, or a chi-square test says its predicted classes moved),
+          alerts, or a test says the model's probabilities moved),
           ``"label_shift_em"`` where a label shift explains the move (the
           reference, reweighted by the chunk's estimated prior, is
           indistinguishable from it by the drift signal's domain classifier)

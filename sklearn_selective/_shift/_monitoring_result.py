@@ -137,7 +137,7 @@ ndarray of shape (n_chunks,)
         signals in use (the two estimates, and ``novel_share`` and
         ``drift_score`` when the monitor has them): the signals share the
         false-alert rate ``1 - confidence_level`` (Bonferroni, see ``alert``).
-        Where ``"auto"`` adjusted on the predicted classes alone, the band of
+        Where ``"auto"`` adjusted on the model's outputs alone, the band of
         the unadjusted estimate moved by the adjustment.
 
     alert : ndarray of shape (n_chunks,), dtype=bool
@@ -148,14 +148,14 @@ ndarray of shape (n_chunks,)
     chunk_method : ndarray of shape (n_chunks,), dtype=object
         The method that estimated each chunk: ``method``, or with
         ``"auto"`` ``"label_shift_em"`` where a label shift explains the
-        chunk's move (inputs or predicted classes), ``"importance_weighted"``
+        chunk's move (inputs or model outputs), ``"importance_weighted"``
         where it moved otherwise, ``"calibrated_ac"`` where it did not (empty
         string for a chunk without estimate).
 
     class_prior : ndarray of shape (n_chunks, n_classes)
         Each chunk's class prior estimated by EM (Saerens et al. 2002) with
         ``method="label_shift_em"``, and with ``"auto"`` for the chunks that
-        moved (``drift_score`` alerted or the predicted classes moved); NaN
+        moved (``drift_score`` alerted or the model's outputs moved); NaN
         otherwise. For a chunk of more than 65,536 samples, the EM prior of a
         uniform sample of 65,536 of them.
 
