@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from scipy.stats import mannwhitneyu
+from scipy.stats import chi2, chi2_contingency, mannwhitneyu
 from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -10,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._label_shift import (
     LABEL_SHIFT_EXPLAINS_LEVEL,
+    PROBABILITIES_TEST_CAP,
     _weighted_auc,
     class_residuals,
     consistent_with_label_shift,
@@ -152,12 +153,18 @@ def test_the_check_turns_away_a_pure_label_shift_at_its_level():
     assert np.mean(refused) > 0.9
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_probabilities_p_value_is_bonferroni_over_mann_whitney_tests(seed):
+@pytest.mark.parametrize(
+    ("seed", "k", "decimals"),
+    [(0, 2, None), (1, 3, None), (2, 2, 1), (3, 4, 1), (4, 3, 2)],
+)
+def test_probabilities_p_value_is_bonferroni_over_mann_whitney_tests(seed, k, decimals):
+    # scipy's Mann-Whitney test corrects its variance for ties: probabilities
+    # rounded to one or two decimals have many.
     rng = np.random.default_rng(seed)
-    k = int(rng.integers(2, 6))
     reference = rng.dirichlet(np.ones(k), int(rng.integers(30, 300)))
     chunk = rng.dirichlet(np.linspace(0.7, 1.5, k), int(rng.integers(30, 300)))
+    if decimals is not None:
+        reference, chunk = reference.round(decimals), chunk.round(decimals)
     columns = [1] if k == 2 else range(k)
     smallest = min(
         mannwhitneyu(
@@ -171,6 +178,27 @@ def test_probabilities_p_value_is_bonferroni_over_mann_whitney_tests(seed):
     assert probabilities_p_value(reference, 3 * ones, chunk) == pytest.approx(expected)
     assert probabilities_p_value(reference, ones, chunk[:0]) == 1.0
     assert probabilities_p_value(reference, 0 * ones, chunk) == 1.0
+
+
+def test_probabilities_p_value_of_one_hot_outputs_is_the_chi_square_test():
+    # Every row ties at 0 or 1: the tie-corrected test of a binary model's
+    # one-hot probabilities is Pearson's chi-square test of its predicted
+    # classes, its statistic times (N - 1) / N (without the correction it
+    # found a 5 % -> 8 % move 0.6 % of the time, the chi-square test 48 %);
+    # a column constant on both sides gives 1.
+    rng = np.random.default_rng(0)
+    reference = (rng.random(1000) < 0.05).astype(int)
+    chunk = (rng.random(300) < 0.09).astype(int)
+    table = [np.bincount(reference, minlength=2), np.bincount(chunk, minlength=2)]
+    statistic = chi2_contingency(table, correction=False).statistic
+    expected = chi2.sf(statistic * 1299 / 1300, 1)
+    one_hot = np.eye(2)
+    ones = np.ones(1000)
+    p_value = probabilities_p_value(one_hot[reference], ones, one_hot[chunk])
+    assert p_value == pytest.approx(expected)
+    assert p_value < 0.05
+    constant = np.tile([0.2, 0.3, 0.5], (50, 1))
+    assert probabilities_p_value(constant, np.ones(50), constant[:20]) == 1.0
 
 
 def _softmax_outputs(rng, n, move=0.0):
@@ -205,9 +233,12 @@ def test_outputs_moved_sees_probabilities_the_predicted_classes_miss():
     assert probabilities_p_value(reference, ones, chunk) < 1e-6
     assert outputs_moved(reference, ones, chunk)
     assert not outputs_moved(reference, ones, _softmax_outputs(rng, 10000))
-    # a chunk over the cap is read on evenly spaced samples
-    repeated = np.repeat(reference, 40, axis=0)
-    assert probabilities_p_value(reference, ones, repeated) > 0.5
+    # A chunk over the cap is read on that many evenly spaced samples: sorted
+    # by a class's probability, its first rows would look moved.
+    large = _softmax_outputs(rng, 80000)
+    large = large[np.argsort(large[:, 0])]
+    assert probabilities_p_value(reference, ones, large) > 0.01
+    assert probabilities_p_value(reference, ones, large[:PROBABILITIES_TEST_CAP]) < 1e-6
 
 
 # ----------------------------------------------------------------------------
@@ -271,7 +302,7 @@ def _blind(clf, reference, drift_estimator="blind"):
 
 
 def test_auto_adjusts_to_a_label_shift_its_domain_classifier_misses(blind_chunks):
-    # The moved predicted classes send the label shift to EM; the unshifted
+    # The moved probabilities send the label shift to EM; the unshifted
     # chunk keeps the calibrated average confidence.
     clf, reference, (X, y) = blind_chunks
     result = _blind(clf, reference).estimate(X, n_chunks=2).with_labels(y)
@@ -286,13 +317,13 @@ def test_auto_adjusts_to_a_label_shift_its_domain_classifier_misses(blind_chunks
     assert (unadjusted.chunk_method == "calibrated_ac").all()
 
 
-def test_a_chunk_adjusted_on_its_predicted_classes_alerts_as_unadjusted(
+def test_a_chunk_adjusted_on_its_outputs_alerts_as_unadjusted(
     blind_chunks, monkeypatch
 ):
     # The bands are the calibrated average confidence's: a chunk adjusted
     # without the drift signal alerts as that estimate does, so that the
     # chunks that alert (and the false-alert bound) are those of "auto"
-    # without the test of the predicted classes.
+    # without the test of the model's outputs.
     clf, reference, (X, y) = blind_chunks
     X, y = X[3000:], y[3000:]
     monitor = _blind(clf, reference)

@@ -111,8 +111,8 @@ def test_chunks_above_the_sample_caps_on_dask(client, monitored, monkeypatch):
     _same(on_dask, monitor.estimate(X, chunk_size=200))
 
 
-def test_a_chunk_adjusted_on_its_predicted_classes_on_dask(client):
-    # "auto" adjusts a chunk whose predicted classes moved though its drift
+def test_a_chunk_adjusted_on_its_outputs_on_dask(client):
+    # "auto" adjusts a chunk whose probabilities moved though its drift
     # signal is quiet (here a domain classifier that sees nothing); its alerts
     # are the unadjusted estimate's, on Dask as in memory.
     from sklearn.dummy import DummyClassifier
