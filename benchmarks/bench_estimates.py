@@ -3,8 +3,9 @@ against the monitor's methods and NannyML's CBPE; when to trust an estimate;
 coverage of the new intervals; intervals when the reference has no failure.
 
 Run: ``python benchmarks/bench_estimates.py [--repeats 10] [--coverage-repeats
-200] [--floor-repeats 400]``; NannyML's column appears when it imports (run
-with an interpreter that has it, see ``_nannyml_cbpe.py``).
+200] [--floor-repeats 400]`` (the monitoring guide's table: ``--repeats
+30``); NannyML's column appears when it imports (run with an interpreter
+that has it, see ``_nannyml_cbpe.py``).
 
 Every setting trains a model, fits a ``SelectiveClassifier`` (target coverage
 0.8) and every estimator on a labelled reference, and estimates the accuracy
@@ -18,7 +19,7 @@ as published) on the raw inputs; the other methods are
 ``PerformanceMonitor(method=...)`` (``"auto"`` with its drift signal, and
 ``"auto (before)"`` the same as before issue 37: ``calibrated_ac`` for the
 chunks whose inputs moved without a label shift and no test of the
-predicted classes, the module constant ``AUTO_COVARIATE`` and
+model outputs, the module constant ``AUTO_COVARIATE`` and
 ``FittedMethods._outputs_moved`` patched while it runs);
 NannyML's CBPE on all samples (accuracy) and on the accepted ones (selective
 accuracy).
@@ -45,6 +46,10 @@ classes moved counts as moved too): covariate 0.0152 / 0.0109, label shifts
 0.0112 / 0.0112 (digits' 0.013 / 0.005 to 0.015 / 0.006, the Gaussian ones
 down), no shift 0.0115 / 0.0092; at or below NannyML on 7 (accuracy) and 8
 (selective accuracy) of the 12 covariate settings.
+Before those two changes:
+auto 0.0170 / 0.0121 (covariate), 0.0125 / 0.0133 (label shifts), cbpe
+0.0189 / 0.0121.
+
 On 30 repetitions (seeds 0-29; the monitoring guide's table), with the
 label-shift check at level 0.01 and ``"auto"``'s test of the model's
 probabilities (instead of its predicted classes): auto 0.0167 / 0.0151
@@ -54,9 +59,6 @@ below NannyML on 6 and 6 of the 12 covariate settings, above by more than two
 paired standard errors only on the selective accuracy of digits with
 brightness +1 and noise sd 1. Ten repetitions understated the digits rows
 (seeds 10-29 hold chunks every method misses by 0.15-0.24).
-Before those two changes:
-auto 0.0170 / 0.0121 (covariate), 0.0125 / 0.0133 (label shifts), cbpe
-0.0189 / 0.0121.
 
 Tried and not kept (the user guide has the numbers): a Brier-score caution
 for the base (a class calibrated only where that lowers its held-out Brier
@@ -299,18 +301,18 @@ DATA_SETS = {
 # ----------------------------------------------------------------------------
 class _AutoCovariate:
     """Within: ``"auto"`` takes ``name`` where the inputs moved otherwise than
-    by a label shift, and with ``predicted_classes=False`` does not test the
-    chunk's predicted classes (as before issue 37; the module constant and
+    by a label shift, and with ``outputs_test=False`` does not test the
+    chunk's model outputs (as before issue 37; the module constant and
     the method patched, for this comparison)."""
 
-    def __init__(self, name, predicted_classes=True):
-        self.name, self.predicted_classes, self.saved = name, predicted_classes, None
+    def __init__(self, name, outputs_test=True):
+        self.name, self.outputs_test, self.saved = name, outputs_test, None
 
     def __enter__(self):
         choice = _method_choice.FittedMethods
         self.saved = (_method_choice.AUTO_COVARIATE, choice._outputs_moved)
         _method_choice.AUTO_COVARIATE = self.name
-        if not self.predicted_classes:
+        if not self.outputs_test:
             choice._outputs_moved = lambda *args: False
 
     def __exit__(self, *exc):
@@ -320,7 +322,7 @@ class _AutoCovariate:
 
 def _covariate_choice(method):
     if method == AUTO_BEFORE:
-        return _AutoCovariate("calibrated_ac", predicted_classes=False)
+        return _AutoCovariate("calibrated_ac", outputs_test=False)
     return _AutoCovariate(_method_choice.AUTO_COVARIATE)
 
 
