@@ -178,10 +178,17 @@ def consistent_with_label_shift(scores_reference, scores_chunk, ratio, labels):
     if not weights.sum() > 0:
         return False
     auc = _weighted_auc(scores_reference, weights, scores_chunk)
-    n_reference = weights.sum() ** 2 / (weights**2).sum()
-    n_chunk = scores_chunk.shape[0]
-    sd = np.sqrt((n_reference + n_chunk + 1) / (12.0 * n_reference * n_chunk))
+    sd = np.sqrt(_auc_null_variance(weights, scores_chunk.shape[0]))
     return auc <= 0.5 + norm.isf(LABEL_SHIFT_EXPLAINS_LEVEL) * sd
+
+
+def _auc_null_variance(weights, n_chunk):
+    """Variance of the weighted AUC of :func:`_weighted_auc` when both samples
+    come from one distribution, without ties: the Mann-Whitney variance
+    ``(n + m + 1) / (12 n m)`` with ``n`` the Kish effective size of the
+    reference ``weights`` and ``m`` the chunk's size."""
+    n_reference = weights.sum() ** 2 / (weights**2).sum()
+    return (n_reference + n_chunk + 1) / (12.0 * n_reference * n_chunk)
 
 
 def outputs_moved(reference_proba, reference_weights, chunk_proba):
@@ -220,9 +227,9 @@ def probabilities_p_value(reference_proba, reference_weights, chunk_proba):
     (counted on the pooled rows: models whose probabilities take few values,
     trees, nearest neighbours, saturated naive Bayes, keep their power; on
     one-hot probabilities each class's test is the chi-square test of how
-    often it is predicted); Bonferroni over the classes (one class of a binary problem,
-    whose two columns test alike; a column constant on both sides does not
-    count against the chunk). A chunk of more than
+    often it is predicted); Bonferroni over the classes (one class of a
+    binary problem, whose two columns test alike; a column constant on both
+    sides does not count against the chunk). A chunk of more than
     :data:`PROBABILITIES_TEST_CAP` samples is read on that many, evenly
     spaced. 1 for a chunk without samples or a reference without weight.
 
@@ -240,8 +247,7 @@ def probabilities_p_value(reference_proba, reference_weights, chunk_proba):
         rows = np.linspace(0, n_chunk - 1, PROBABILITIES_TEST_CAP)
         chunk_proba = chunk_proba[np.round(rows).astype(np.intp)]
         n_chunk = PROBABILITIES_TEST_CAP
-    n_reference = weights.sum() ** 2 / (weights**2).sum()
-    variance = (n_reference + n_chunk + 1) / (12.0 * n_reference * n_chunk)
+    variance = _auc_null_variance(weights, n_chunk)
     columns = [1] if reference_proba.shape[1] == 2 else range(reference_proba.shape[1])
     p_values = [
         _auc_p_value(reference_proba[:, j], weights, chunk_proba[:, j], variance)

@@ -166,9 +166,9 @@ class FittedMethods:
 
     def _outputs_moved(self, chunk, drift_scores):
         """Whether the chunk's class probabilities moved from the
-        reference's (:func:`outputs_moved`),
-        for a monitor with a domain classifier (``drift_scores``), which
-        tells a label shift from another move."""
+        reference's (:func:`outputs_moved`), for a monitor with a domain
+        classifier (``drift_scores``), which tells a label shift from another
+        move."""
         if drift_scores is None:
             return False
         reference, _, counts, _ = self._data
