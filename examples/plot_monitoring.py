@@ -196,7 +196,7 @@ for phase in dict.fromkeys(phase_of_chunk):
 #   breaks the assumption every confidence-based method makes. The input
 #   signals do not fire (a reweighting of the same digits is hard to tell
 #   from the reference in 100 images), but the model's probabilities move on
-#   the last two steps, so ``"auto"`` takes the EM adjustment there: a
+#   the last three steps, so ``"auto"`` takes the EM adjustment there: a
 #   reweighting of digits by ink is nearly a label shift, and nothing in the
 #   model's outputs tells it from one. The alerts fire at the two strongest
 #   steps: such a chunk alerts as its unadjusted estimate would (its bands

@@ -39,6 +39,7 @@ TINY = {
     "bench_monitor_scale.py": [
         "--rows", "2000", "--methods", "auto", "--resamples", "10",
     ],
+    "bench_outputs_moved.py": ["--repeats", "2"],
     "bench_scale.py": ["--tiny"],
     "bench_scale_cluster.py": ["--tiny"],
     "bench_scorers.py": None,
