@@ -171,5 +171,5 @@ class FittedMethods:
         move."""
         if drift_scores is None:
             return False
-        reference, _, counts, _ = self._data
-        return outputs_moved(reference.proba, counts[0], chunk.proba)
+        reference = self._data[0]
+        return outputs_moved(reference.proba, chunk.proba)
