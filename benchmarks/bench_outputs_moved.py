@@ -1,8 +1,9 @@
 """The test that a chunk's model outputs moved: its level and its power.
 
 ``PerformanceMonitor(method="auto")`` adjusts a chunk whose drift signal stays
-quiet when the model's class probabilities moved (``outputs_moved``:
-Hotelling's test of their mean, at level 0.05). This script measures the
+quiet when the model's class probabilities moved (``outputs_moved``: a
+permutation test of their mean with Hotelling's statistic, at level 0.05).
+This script measures the
 share of chunks it calls moved, next to two tests of the same question
 written with scipy: Pearson's chi-square test of the predicted classes
 (which "auto" used first) and a Mann-Whitney test of each class's
@@ -16,6 +17,11 @@ probability, Bonferroni over the classes (which it used next).
   share of 4 %, under 1 % in a tenth of the populations), and the digits
   (ten classes, a reference of 800 and chunks from the rest, a model
   trained on 600 images every 100 draws).
+- ``given a reference``: a monitor keeps one reference, so what its user
+  sees is the share given that reference. A logistic regression on three
+  Gaussian blobs in two dimensions, the third far away (its probability
+  small and skewed), chunks of the two near classes: 8 references of 2000,
+  300 chunks of 50 each.
 - ``power``: the same with a label shift: two classes (``make_classification``)
   with class 1 going from 20 % to 25 % (references of 1000, chunks of 500),
   and the three Gaussian classes with the prior moved a quarter of the way
@@ -83,9 +89,8 @@ def _mann_whitney_moved(reference, chunk):
 
 
 def _moved(reference, chunk):
-    ones = np.ones(reference.shape[0])
     return (
-        outputs_moved(reference, ones, chunk),
+        outputs_moved(reference, chunk),
         _chi_square_moved(reference, chunk),
         _mann_whitney_moved(reference, chunk),
     )
@@ -170,6 +175,32 @@ def _two_class_draws(rng, repeats):
             yield name, 500, proba[reference], proba[chunk]
 
 
+def _given_reference(rng, chunks, references=8, n_chunk=50):
+    """Per reference, the share of ``chunks`` unshifted chunks called moved."""
+    centres = np.array([[0.0, 0.0], [1.5, 0.0], [8.0, 8.0]])
+    X = np.repeat(centres, 300, axis=0) + rng.normal(size=(900, 2))
+    model = LogisticRegression().fit(X, np.repeat([0, 1, 2], 300))
+
+    def outputs(n):
+        near = centres[rng.integers(0, 2, n)]
+        return model.predict_proba(near + rng.normal(size=(n, 2)))
+
+    print(
+        f"\nCalled moved without shift given one reference (a far third class; "
+        f"{chunks} chunks of {n_chunk} per reference)"
+    )
+    print(f"{'reference':>10}{'largest p(2)':>14}" + "".join(f"{t:>18}" for t in TESTS))
+    for k in range(references):
+        reference = outputs(2000)
+        moved = [_moved(reference, outputs(n_chunk)) for _ in range(chunks)]
+        shares = np.mean(moved, axis=0)
+        errors = np.sqrt(shares * (1 - shares) / chunks)
+        cells = "".join(
+            f"{s:>10.3f} ± {e:.3f}" for s, e in zip(shares, errors, strict=True)
+        )
+        print(f"{k:>10}{reference[:, 2].max():>14.1e}{cells}")
+
+
 def _table(title, draws):
     moved = {}
     for name, n, reference, chunk in draws:
@@ -188,7 +219,9 @@ def _table(title, draws):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1000)
-    parser.add_argument("--only", choices=["level", "power"], default=None)
+    parser.add_argument(
+        "--only", choices=["level", "given_reference", "power"], default=None
+    )
     options = parser.parse_args()
     warnings.simplefilter("ignore", RuntimeWarning)  # naive Bayes's log(0)
     start = time.perf_counter()
@@ -200,6 +233,8 @@ def main():
         rare = _gaussian_draws(rng, repeats, (50, 200), rare=True)
         _table("three Gaussian classes, one rare", rare)
         _table("digits, ten classes", _digits_draws(rng, repeats, (50, 200)))
+    if options.only in (None, "given_reference"):
+        _given_reference(rng, max(options.repeats // 3, 1))
     if options.only in (None, "power"):
         print("\nCalled moved under a label shift")
         _table("two classes, class 1 from 20 % to 25 %", _two_class_draws(rng, repeats))
