@@ -21,7 +21,7 @@ probability, Bonferroni over the classes (which it used next).
   sees is the share given that reference. A logistic regression on three
   Gaussian blobs in two dimensions, the third far away (its probability
   small and skewed), chunks of the two near classes: 8 references of 2000,
-  300 chunks of 50 each.
+  a third of ``--repeats`` chunks of 50 each.
 - ``power``: the same with a label shift: two classes (``make_classification``)
   with class 1 going from 20 % to 25 % (references of 1000, chunks of 500),
   and the three Gaussian classes with the prior moved a quarter of the way

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn_selective import PerformanceMonitor, SelectiveClassifier
 from sklearn_selective._shift._label_shift import (
     LABEL_SHIFT_EXPLAINS_LEVEL,
+    OUTPUTS_MOVED_LEVEL,
     PERMUTATION_ROWS,
     PERMUTATIONS,
     _weighted_auc,
@@ -187,7 +188,8 @@ def test_probabilities_p_value_is_a_permutation_test_of_hotellings_t2(
     seed, k, decimals
 ):
     # The pooled covariance of the library's statistic is a monotone
-    # function of Hotelling's (within the samples): the counts agree.
+    # function of Hotelling's (within the samples) where the within-sample
+    # covariance is of full rank, as here: the counts agree.
     rng = np.random.default_rng(seed)
     reference = rng.dirichlet(np.ones(k), int(rng.integers(20, 120)))
     chunk = rng.dirichlet(np.linspace(0.7, 1.4, k), int(rng.integers(2, 60)))
@@ -195,6 +197,8 @@ def test_probabilities_p_value_is_a_permutation_test_of_hotellings_t2(
         reference, chunk = reference.round(decimals), chunk.round(decimals)
     expected = _slow_permutation_p_value(reference, chunk)
     assert probabilities_p_value(reference, chunk) == pytest.approx(expected)
+    # Moved where p <= the level (one case here is at it: p = 0.05).
+    assert outputs_moved(reference, chunk) == (expected <= OUTPUTS_MOVED_LEVEL)
     assert probabilities_p_value(reference.astype(np.float32), chunk) == (
         pytest.approx(expected)
     )
@@ -221,13 +225,17 @@ def test_probabilities_p_value_of_constant_and_one_row_outputs():
 
 
 def test_a_class_the_reference_never_gave_is_not_moved_by_one_row():
-    # Hotelling's F distribution gave p = 0.004 here; the permutation test
-    # gives about the chance that the one odd row lands in the chunk, 200 /
-    # 2200.
+    # Hotelling's F distribution gave p = 0.0016 here; the permutation test
+    # counts the permutations that put the one odd row (pooled row 2000) in
+    # the chunk: 200 / 2200 of them on average.
     reference = np.tile([0.5, 0.5, 0.0], (2000, 1))
     chunk = np.tile([0.5, 0.5, 0.0], (200, 1))
     chunk[0] = [0.4, 0.4, 0.2]
-    assert probabilities_p_value(reference, chunk) == pytest.approx(0.09, abs=0.03)
+    keys = np.random.default_rng(0).random((PERMUTATIONS, 2200))
+    in_chunk = np.argsort(keys, axis=1)[:, :200]
+    expected = (1 + np.count_nonzero((in_chunk == 2000).any(axis=1))) / 200
+    assert probabilities_p_value(reference, chunk) == expected
+    assert 0.05 < expected < 0.15
     assert not outputs_moved(reference, chunk)
 
 
@@ -281,12 +289,19 @@ def test_outputs_moved_sees_probabilities_the_predicted_classes_miss():
     assert probabilities_p_value(reference, chunk) == 1 / (PERMUTATIONS + 1)
     assert outputs_moved(reference, chunk)
     assert not outputs_moved(reference, _softmax_outputs(rng, 10000))
-    # A sample over PERMUTATION_ROWS is read on that many evenly spaced
-    # rows: sorted by a class's probability, its first rows would look moved.
+    # A sample over PERMUTATION_ROWS is read on that many evenly spaced rows,
+    # the reference as the chunk: here only the chunk's other rows moved.
+    large_reference = _softmax_outputs(rng, 9000)
     large = _softmax_outputs(rng, 20000)
-    large = large[np.argsort(large[:, 0])]
-    assert probabilities_p_value(reference, large) > 0.05
-    assert probabilities_p_value(reference, large[:PERMUTATION_ROWS]) < 0.01
+    spaced = np.round(np.linspace(0, 19999, PERMUTATION_ROWS)).astype(np.intp)
+    others = np.setdiff1d(np.arange(20000), spaced)
+    large[others] = _softmax_outputs(rng, others.shape[0], move=1.0)
+    assert probabilities_p_value(large_reference, large) == probabilities_p_value(
+        large_reference[np.round(np.linspace(0, 8999, PERMUTATION_ROWS)).astype(int)],
+        large[spaced],
+    )
+    assert not outputs_moved(large_reference, large)
+    assert outputs_moved(large_reference, large[others])
 
 
 def test_outputs_moved_sees_a_forests_label_shift_the_rank_tests_missed():
