@@ -251,10 +251,9 @@ def probabilities_p_value(reference_proba, chunk_proba):
     average). Given one reference the share of unshifted chunks called
     moved still varies where a class's probabilities are skewed (a few rows
     near the top weigh on a mean, not on ranks): the user guide measures
-    it.
-    Each sample is read on at most :data:`PERMUTATION_ROWS` evenly spaced
-    rows. 1 for an empty sample, outputs that do not vary, or outputs that
-    are not finite (no test of a mean can read them).
+    it. Each sample is read on at most :data:`PERMUTATION_ROWS` evenly
+    spaced rows. 1 for an empty sample, outputs that do not vary, or outputs
+    that are not finite (no test of a mean can read them).
     """
     if not (all_finite(reference_proba) and all_finite(chunk_proba)):
         return 1.0

@@ -267,12 +267,12 @@ def _softmax_outputs(rng, n, move=0.0):
 def test_outputs_moved_calls_an_unshifted_chunk_moved_at_most_at_its_level(
     n_chunk, outputs
 ):
-    # 1000 draws, a fresh reference of 500 each: the permutation test's
-    # level holds for any sample (0.043-0.054 here). Pearson's chi-square
-    # test of the predicted classes, which "auto" used first, called 7.0 %
-    # of the softmax chunks of 50 moved (the rare class's expected counts
-    # are below 1); Hotelling's F distribution 4.2-5.8 %. Given one
-    # reference the share varies more on skewed outputs (user guide).
+    # 1000 draws, a fresh reference of 500 each: the permutation test called
+    # 4.3-5.4 % of them moved. Pearson's chi-square test of the predicted
+    # classes, which "auto" used first, called 7.0 % of the softmax chunks of
+    # 50 moved (the rare class's expected counts are below 1); Hotelling's F
+    # distribution 4.2-5.8 %. Given one reference the share varies more on
+    # skewed outputs (user guide).
     rng = np.random.default_rng(n_chunk)
     moved = [
         outputs_moved(outputs(rng, 500), outputs(rng, n_chunk)) for _ in range(1000)
