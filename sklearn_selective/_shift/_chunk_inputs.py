@@ -14,6 +14,7 @@ the tests.
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils._draws import evenly_spaced_rows
 from ._feature_drift import drifted_features
 from ._reliability import estimate_reliable
 
@@ -57,9 +58,7 @@ class ChunkInputs:
         if self.layout is None or _layout(X) != self.layout or not len(members):
             return None
         members = np.asarray(members)
-        if members.shape[0] > MAX_TESTED_ROWS:
-            spaced = np.linspace(0, members.shape[0] - 1, MAX_TESTED_ROWS)
-            members = members[spaced.astype(np.intp)]
+        members = members[evenly_spaced_rows(members.shape[0], MAX_TESTED_ROWS)]
         rows = X.iloc[members] if self.layout[0] == "frame" else X[members]
         return drifted_features(self.reference, rows)
 

@@ -32,6 +32,7 @@ and whether a label shift explains a move
 import numpy as np
 from scipy.stats import norm
 
+from .._utils._draws import evenly_spaced_rows
 from .._utils._validation import all_finite
 from .._utils._warnings import warn
 
@@ -257,8 +258,11 @@ def probabilities_p_value(reference_proba, chunk_proba):
     """
     if not (all_finite(reference_proba) and all_finite(chunk_proba)):
         return 1.0
-    reference = _evenly_spaced(reference_proba, PERMUTATION_ROWS)
-    chunk = _evenly_spaced(chunk_proba, PERMUTATION_ROWS)
+    reference, chunk = (
+        np.asarray(proba)[evenly_spaced_rows(len(proba), PERMUTATION_ROWS)]
+        for proba in (reference_proba, chunk_proba)
+    )
+    reference, chunk = reference.astype(np.float64), chunk.astype(np.float64)
     n_reference, n_chunk = reference.shape[0], chunk.shape[0]
     if n_reference == 0 or n_chunk == 0:
         return 1.0
@@ -279,11 +283,3 @@ def probabilities_p_value(reference_proba, chunk_proba):
     # Rounding in the sums must not split the statistic's ties.
     at_least = np.count_nonzero(permuted >= observed * (1.0 - 1e-9))
     return (1.0 + at_least) / (PERMUTATIONS + 1.0)
-
-
-def _evenly_spaced(proba, rows):
-    """At most ``rows`` evenly spaced rows of ``proba``, as float64."""
-    proba = np.asarray(proba, dtype=np.float64)
-    if proba.shape[0] <= rows:
-        return proba
-    return proba[np.round(np.linspace(0, proba.shape[0] - 1, rows)).astype(np.intp)]

@@ -179,3 +179,13 @@ def stream_rng(seed, stream, *keys):
     integer ``keys`` (e.g. a chunk's index): distinct streams and keys give
     independent generators (:class:`numpy.random.SeedSequence` entropy)."""
     return np.random.default_rng([seed, STREAMS[stream], *keys])
+
+
+def evenly_spaced_rows(n_rows, cap):
+    """The indices of at most ``cap`` evenly spaced rows of ``n_rows`` (all
+    of them when there are no more): the rows a test reads of a large sample,
+    chosen without looking at the data (rounded to the nearest row, so the
+    first and the last are read)."""
+    if n_rows <= cap:
+        return np.arange(n_rows)
+    return np.round(np.linspace(0, n_rows - 1, cap)).astype(np.intp)
