@@ -194,10 +194,10 @@ def _auc_null_variance(weights, n_chunk):
     return (n_reference + n_chunk + 1) / (12.0 * n_reference * n_chunk)
 
 
-def outputs_moved(reference_proba, chunk_proba):
+def outputs_moved(reference_proba, chunk_proba, rng):
     """Whether the chunk's mean class probabilities moved from the
     reference's: :func:`probabilities_p_value` at most
-    ``OUTPUTS_MOVED_LEVEL``.
+    ``OUTPUTS_MOVED_LEVEL`` (``rng``: the generator of its permutations).
 
     A label shift moves the model's outputs whenever the model knows more
     than its prior, and a test on them sees it where a domain classifier on
@@ -211,7 +211,7 @@ def outputs_moved(reference_proba, chunk_proba):
     p-value, 1 / 200. A choice between two estimates, not an alert: its
     error rates are the benchmark's.
     """
-    p_value = probabilities_p_value(reference_proba, chunk_proba)
+    p_value = probabilities_p_value(reference_proba, chunk_proba, rng)
     return bool(p_value <= OUTPUTS_MOVED_LEVEL)
 
 
@@ -223,7 +223,7 @@ PERMUTATION_ROWS = 4096
 PERMUTATIONS = 199
 
 
-def probabilities_p_value(reference_proba, chunk_proba):
+def probabilities_p_value(reference_proba, chunk_proba, rng):
     """The p-value of a permutation test that the chunk's mean class
     probabilities equal the reference's, with Hotelling's two-sample
     statistic.
@@ -232,29 +232,31 @@ def probabilities_p_value(reference_proba, chunk_proba):
     reference's times ``sum_k w_k p_k(x)``, with ``w`` the ratio of the
     priors, so the score of the likelihood EM maximises, at ``w = 1`` (no
     shift), is the chunk's sum of the probabilities ``p(x)``: a test of
-    their mean is the score test of "no label shift". Its statistic is
-    ``d' S^+ d`` with ``d`` the difference of the means of all columns but
-    the last (the rows sum to one) and ``S`` the covariance of the two
-    samples pooled together: a monotone function of Hotelling's ``T^2``
-    (whose ``S`` pools the covariances within the samples) where the move
-    lies in the span of those, and at its largest where it does not (a
-    mean that moved where neither sample varies). Its null distribution is
-    that of :data:`PERMUTATIONS` reassignments of the pooled rows to the two
+    their mean is the score test of "no label shift". Its statistic is ``d'
+    S^+ d`` with ``d`` the difference of the means of all columns but the
+    last (the rows sum to one) and ``S`` the covariance of the two samples
+    pooled together: a monotone function of Hotelling's ``T^2`` (whose ``S``
+    pools the covariances within the samples) where the move lies in the
+    span of those, and at its largest where it does not (a mean that moved
+    where neither sample varies). Its null distribution is that of
+    :data:`PERMUTATIONS` reassignments of the pooled rows to the two
     samples, the chunk's statistic counted among them: a test of any model
     at any sample size without a large-sample approximation. The
-    reassignments come from a fixed seed, the same for every chunk of a
-    size, so the level is that of random permutations only approximately
-    (a chunk of one row against 18: 1 / 19; 0.040-0.062 measured at 50 and
-    200 samples). Hotelling's F distribution is a large-sample one: a class
-    the reference never gave probability that one row of a chunk of 200
-    gives got p = 0.0016 from it, the permutations 0.11 (one plus the
-    number of the 199 that put that row in the chunk, over 200; 0.095 on
-    average). Given one reference the share of unshifted chunks called
-    moved still varies where a class's probabilities are skewed (a few rows
-    near the top weigh on a mean, not on ranks): the user guide measures
-    it. Each sample is read on at most :data:`PERMUTATION_ROWS` evenly
-    spaced rows. 1 for an empty sample, outputs that do not vary, or outputs
-    that are not finite (no test of a mean can read them).
+    reassignments are drawn from ``rng`` (a :class:`numpy.random.Generator`;
+    the monitor's is a named stream of its seed per chunk), so that the
+    chance of a p-value at most ``a`` is at most ``a`` for every ``a`` where
+    the reference's and the chunk's rows are drawn alike (a Monte Carlo
+    permutation test; the user guide measures it). Hotelling's F
+    distribution is a large-sample one: a class the reference never gave
+    probability that one row of a chunk of 200 gives got p = 0.0016 from it,
+    the permutations 0.11 (one plus the number of the 199 that put that row
+    in the chunk, over 200; 0.095 on average). Given one reference the share
+    of unshifted chunks called moved still varies where a class's
+    probabilities are skewed (a few rows near the top weigh on a mean, not
+    on ranks): the user guide measures it. Each sample is read on at most
+    :data:`PERMUTATION_ROWS` evenly spaced rows. 1 for an empty sample,
+    outputs that do not vary, or outputs that are not finite (no test of a
+    mean can read them).
     """
     if not (all_finite(reference_proba) and all_finite(chunk_proba)):
         return 1.0
@@ -275,7 +277,7 @@ def probabilities_p_value(reference_proba, chunk_proba):
     whitened = pooled @ (vectors[:, kept] / np.sqrt(values[kept]))
     observed = np.square(whitened[n_reference:].sum(axis=0)).sum()
     # Each permutation's chunk is the rows of its smallest n_chunk keys.
-    keys = np.random.default_rng(0).random((PERMUTATIONS, pooled.shape[0]))
+    keys = rng.random((PERMUTATIONS, pooled.shape[0]))
     picked = np.argpartition(keys, n_chunk - 1, axis=1)[:, :n_chunk]
     in_chunk = np.zeros(keys.shape)
     np.put_along_axis(in_chunk, picked, 1.0, axis=1)

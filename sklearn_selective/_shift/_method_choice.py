@@ -100,21 +100,25 @@ class FittedMethods:
             self.fitted[name] = method
         return self.fitted[name]
 
-    def for_chunk(self, chunk, signals, features, rng):
+    def for_chunk(self, chunk, signals, features, rngs):
         """The :class:`ChunkMethod` of a chunk.
 
         ``signals`` is ``(drift_scores, calibration_labels, drifted)`` of the
         drift signal; ``features`` the chunk's inputs (None where no method
-        reads them), ``rng`` the generator of its density ratio (and of the
-        prior's sample of a large chunk).
+        reads them); ``rngs`` the generators of its density ratio (and of
+        the prior's sample of a large chunk) and of the test that its outputs
+        moved.
         """
-        method, name, prior, unadjusted = self._choose(chunk, *signals, rng, features)
+        rng, outputs_rng = rngs
+        method, name, prior, unadjusted = self._choose(
+            chunk, signals, features, rng, outputs_rng
+        )
         clipped_share = np.nan
         if features is not None and getattr(method, "needs_inputs", False):
             method, clipped_share = method.for_inputs(features, rng)
         return ChunkMethod(method, name, prior, clipped_share, unadjusted)
 
-    def _choose(self, chunk, drift_scores, calibration_labels, drifted, rng, features):
+    def _choose(self, chunk, signals, features, rng, outputs_rng):
         """``(method, its name, the chunk's EM prior or NaN, the bands'
         method's point estimates where they decide the alerts, else None)``.
 
@@ -131,11 +135,13 @@ class FittedMethods:
         the chunks that alert stay those the Bonferroni bound counts (a chunk
         whose drift signal fired has alerted already). The prior is estimated
         for every chunk of ``"label_shift_em"``, and for the chunks of
-        ``"auto"`` that moved (``rng`` draws its sample of a large chunk).
+        ``"auto"`` that moved (``rng`` draws its sample of a large chunk;
+        ``outputs_rng`` the permutations of the test of its outputs).
         The chunk's ``features`` are checked for NaN and infinity here, once:
         a method that reads them refuses them, ``"auto"`` then takes the
         calibrated average confidence.
         """
+        drift_scores, calibration_labels, drifted = signals
         if self.name != "auto":
             reads = features is not None and self.needs_inputs(self.name)
             reads = reads and features.shape[0] >= 2  # else no ratio is fitted
@@ -147,7 +153,7 @@ class FittedMethods:
             return self.bands, self.name, prior, None
         unadjusted = None
         if not drifted:
-            if not self._outputs_moved(chunk, drift_scores):
+            if not self._outputs_moved(chunk, drift_scores, outputs_rng):
                 return self.bands, "calibrated_ac", np.nan, None
             ones = np.ones((1, chunk.score.shape[0]))
             point = estimates_for_rows(self.bands, chunk, ones, slice(0, 1))
@@ -164,7 +170,7 @@ class FittedMethods:
             return self.bands, "calibrated_ac", prior, None
         return self.get(name), name, prior, unadjusted
 
-    def _outputs_moved(self, chunk, drift_scores):
+    def _outputs_moved(self, chunk, drift_scores, rng):
         """Whether the chunk's class probabilities moved from the
         reference's (:func:`outputs_moved`), for a monitor with a domain
         classifier (``drift_scores``), which tells a label shift from another
@@ -172,4 +178,4 @@ class FittedMethods:
         if drift_scores is None:
             return False
         reference = self._data[0]
-        return outputs_moved(reference.proba, chunk.proba)
+        return outputs_moved(reference.proba, chunk.proba, rng)

@@ -535,7 +535,10 @@ class PerformanceMonitor(BaseEstimator):
             chunk,
             (drift_scores, labels, "drift_score" in table.fired[c]),
             features,
-            stream_rng(self._seed, "density_ratio", c),
+            (
+                stream_rng(self._seed, "density_ratio", c),
+                stream_rng(self._seed, "outputs_moved", c),
+            ),
         )
         method, table.chosen[c], table.priors[c] = chosen[:3]
         table.values["clipped_share"][c] = chosen.clipped_share

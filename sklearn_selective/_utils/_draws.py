@@ -171,6 +171,7 @@ STREAMS = {
     "density_ratio": 6,  # the density ratio's folds on one chunk (key: chunk)
     "cascade_report": 7,  # the bootstrap of SelectiveCascade.report
     "repeats": 8,  # the samples of a chunk's repeated_share (key: chunk)
+    "outputs_moved": 9,  # the permutations of a chunk's outputs test (key: chunk)
 }
 
 
