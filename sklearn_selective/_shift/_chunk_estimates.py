@@ -9,7 +9,6 @@ from ._failure_floor import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
-from ._shrinkage import reach_over
 
 # The two estimates, in the order of the bands and of the proxies' pairs.
 ESTIMATES = ("accuracy", "selective_accuracy")
@@ -251,13 +250,23 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
 
 
 def reach_unshrunk(method, selective, interval):
-    """``interval`` stretched to reach over the shrinkage of a re-weighted
-    chunk's correction (:func:`._shrinkage.reach_over`); the
-    intervals of other methods unchanged."""
+    """``interval`` stretched on one side to reach over the shrinkage of a
+    re-weighted chunk's correction (:func:`._importance_weights.dropped_correction`).
+
+    ``"importance_weighted"`` shrinks the reference's re-weighted residual
+    towards zero where it barely stands out of its noise: less variance, but
+    a bias the bootstrap does not see (0.0078 ± 0.0006 on the accuracy of
+    ``bench_coverage.py``'s chunks of 200 moved by one, where its intervals
+    covered 0.936 / 0.934 of 1000 realised values). The interval reaches as
+    far beyond the point estimate as the unshrunk estimate lies on that
+    side (measured in the user guide). Other methods: unchanged.
+    """
     dropped = getattr(method, "dropped_corrections", None)
-    if dropped is None:
-        return interval
-    return reach_over(interval, dropped()[selective])
+    low, high = interval
+    if dropped is None or not (np.isfinite(low) and np.isfinite(high)):
+        return low, high
+    gap = dropped()[selective]
+    return max(low + min(gap, 0.0), 0.0), min(high + max(gap, 0.0), 1.0)
 
 
 def _failure_floor(method, selective, interval, chunk_values, reference):

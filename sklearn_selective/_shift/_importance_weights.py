@@ -64,7 +64,6 @@ from ..confidence._calibrators import (
 )
 from ._density_ratio import DensityRatio, _as_features, density_ratio
 from ._failure_floor import failure_floor_interval
-from ._shrinkage import dropped_correction, reach_over, shrunk_correction
 
 
 # ----------------------------------------------------------------------------
@@ -176,12 +175,41 @@ class ReferenceSide(NamedTuple):
 
 def _weighted_calibration_estimates(side, weights, proba, pred_index):
     """PAPE: the top-label isotonic calibration fitted under the weights,
-    averaged over the chunk. Returns the estimate per row, the chunk's
-    calibrated probabilities of row 0 and what a shrinkage dropped (none)."""
+    averaged over the chunk. Returns the estimate per row and the chunk's
+    calibrated probabilities of row 0."""
     values = proba[np.arange(proba.shape[0]), pred_index]
     calibration = weighted_calibration(side.confidence, side.correct, weights)
     estimates = calibration.on_grid @ _mean_weights(calibration.grid, values)
-    return estimates, calibration.predict(values, slice(0, 1))[0], 0.0
+    return estimates, calibration.predict(values, slice(0, 1))[0]
+
+
+def shrunk_correction(residual, weights):
+    """``k D`` of :func:`_doubly_robust_estimates` for each row of
+    ``weights`` (n_rows, n_reference): the importance-weighted mean
+    ``residual`` (n_reference,) or (n_rows, n_reference) of the base, shrunk
+    by its noise (0 where it is not defined)."""
+    shift, keep = _correction_parts(residual, weights)
+    return keep * shift
+
+
+def dropped_correction(residual, weights):
+    """``(1 - k) D``: what the shrinkage of :func:`shrunk_correction` drops
+    of the correction, per row of ``weights`` (0 where it is not defined).
+    The shrunk estimate trades this bias for less variance; the intervals
+    reach over it (``_chunk_estimates.reach_unshrunk``)."""
+    shift, keep = _correction_parts(residual, weights)
+    return np.nan_to_num((1.0 - keep) * shift)
+
+
+def _correction_parts(residual, weights):
+    """``(D, k)`` of :func:`_doubly_robust_estimates`, per row of ``weights``."""
+    residual = np.atleast_2d(residual)  # one residual, or one per row
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = (weights * residual).sum(axis=1) / total
+        noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
+        keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
+    return shift, keep
 
 
 def _doubly_robust_estimates(side, weights, proba, pred_index):
@@ -204,8 +232,7 @@ def _doubly_robust_estimates(side, weights, proba, pred_index):
     base = side.base.predict(proba, pred_index)
     correction = side.base.correction(weights)
     estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
-    calibrated = np.clip(base[0] + correction[0], 0.0, 1.0)
-    return estimates, calibrated, side.base.dropped(weights[:1])[0]
+    return estimates, np.clip(base[0] + correction[0], 0.0, 1.0)
 
 
 _ESTIMATORS = {
@@ -467,7 +494,7 @@ class ImportanceWeightedCBPE:
             return np.nan, np.nan, np.nan
         weights = self.counts_[:, side.mask] * ratio[side.mask]
         correct = side.correct
-        estimates, calibrated, dropped = _ESTIMATORS[self.estimator](
+        estimates, calibrated = _ESTIMATORS[self.estimator](
             side, weights, proba, pred_index
         )
         point = float(estimates[0])
@@ -478,19 +505,22 @@ class ImportanceWeightedCBPE:
         )
         half_width = norm.ppf(0.5 + self.confidence_level / 2.0) * np.sqrt(variance)
         low, high = max(point - half_width, 0.0), min(point + half_width, 1.0)
-        if self.failure_floor:
-            w = weights[0]
-            n_effective = w.sum() ** 2 / np.sum(w**2)
-            failure_rate = np.sum(w * (1.0 - correct)) / w.sum()
-            low, high = failure_floor_interval(
+        if not self.failure_floor:
+            return point, low, high
+        w = weights[0]
+        n_effective = w.sum() ** 2 / np.sum(w**2)
+        failure_rate = np.sum(w * (1.0 - correct)) / w.sum()
+        return (
+            point,
+            *failure_floor_interval(
                 low,
                 high,
                 n,
                 failure_rate * n_effective,
                 n_effective,
                 self.confidence_level,
-            )
-        return point, *reach_over((low, high), dropped)
+            ),
+        )
 
     def _class_values(self, ratio, proba, pred_index, accepted):
         """Selective precision and recall per class (point estimates)."""

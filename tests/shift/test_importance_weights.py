@@ -16,9 +16,10 @@ from sklearn_selective._shift._importance_weights import (
     BasePrediction,
     ImportanceWeightedCBPE,
     _bootstrap_counts,
+    dropped_correction,
+    shrunk_correction,
     weighted_calibration,
 )
-from sklearn_selective._shift._shrinkage import shrunk_correction
 from sklearn_selective.confidence._calibrators import IsotonicColumn
 
 
@@ -460,6 +461,26 @@ def test_monitor_intervals_hold_their_level(n_chunk, move):
     rates = np.mean(hits, axis=0)
     se = np.sqrt(level * (1 - level) / repeats)
     assert np.all(np.abs(rates - level) <= 2 * se), rates
+
+
+def test_dropped_correction_is_what_the_shrinkage_leaves_out():
+    # Transcribed: D the weighted mean residual, k = max(0, 1 - 2 s^2 / D^2);
+    # the shrunk correction k D and the dropped (1 - k) D add up to D.
+    rng = np.random.default_rng(4)
+    residual = rng.normal(0.05, 0.4, 300)
+    weights = rng.exponential(size=(6, 300))
+    weights[1] = 0.0  # no weight: nothing defined, nothing dropped
+    for row, weight in enumerate(weights):
+        got = dropped_correction(residual, weight[None, :])[0]
+        if row == 1:
+            assert got == 0.0
+            continue
+        shift = np.sum(weight * residual) / weight.sum()
+        noise = np.sum(weight**2 * (residual - shift) ** 2) / weight.sum() ** 2
+        keep = max(0.0, 1 - 2 * noise / shift**2)
+        assert got == pytest.approx((1 - keep) * shift, abs=1e-15)
+        shrunk = shrunk_correction(residual, weight[None, :])[0]
+        assert shrunk + got == pytest.approx(shift, abs=1e-15)
 
 
 def test_monitor_intervals_reach_over_the_shrinkage(monkeypatch):
