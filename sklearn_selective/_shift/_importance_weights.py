@@ -151,10 +151,6 @@ class BasePrediction:
         base re-weighted to the chunk, shrunk by its noise."""
         return shrunk_correction(self.residual, weights)
 
-    def dropped(self, weights):
-        """``(1 - k) D`` per row of ``weights``: :func:`dropped_correction`."""
-        return dropped_correction(self.residual, weights)
-
     def predict(self, proba, pred_index, rows=slice(None)):
         """The base of each chunk sample per reference row in ``rows`` (``(1,
         n)`` when the base is the model's confidence, the same for every
@@ -188,28 +184,13 @@ def shrunk_correction(residual, weights):
     ``weights`` (n_rows, n_reference): the importance-weighted mean
     ``residual`` (n_reference,) or (n_rows, n_reference) of the base, shrunk
     by its noise (0 where it is not defined)."""
-    shift, keep = _correction_parts(residual, weights)
-    return keep * shift
-
-
-def dropped_correction(residual, weights):
-    """``(1 - k) D``: what the shrinkage of :func:`shrunk_correction` drops
-    of the correction, per row of ``weights`` (0 where it is not defined).
-    The shrunk estimate trades this bias for less variance; the intervals
-    reach over it (``_chunk_estimates.reach_unshrunk``)."""
-    shift, keep = _correction_parts(residual, weights)
-    return np.nan_to_num((1.0 - keep) * shift)
-
-
-def _correction_parts(residual, weights):
-    """``(D, k)`` of :func:`_doubly_robust_estimates`, per row of ``weights``."""
     residual = np.atleast_2d(residual)  # one residual, or one per row
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = (weights * residual).sum(axis=1) / total
         noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
         keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
-    return shift, keep
+    return keep * shift
 
 
 def _doubly_robust_estimates(side, weights, proba, pred_index):

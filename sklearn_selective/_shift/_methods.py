@@ -405,16 +405,6 @@ class _Reweighted:
     def proxies(self, chunk, rows):
         return self.method.proxies(chunk, rows, self.ratio)
 
-    def dropped_corrections(self):
-        """What the shrinkage drops of the point estimates' corrections (all,
-        accepted): ``(1 - k) D`` of the reference's weights, the unshrunk
-        estimate minus the shrunk one (before clipping to [0, 1])."""
-        ones = self.method.counts[:1]
-        return tuple(
-            float(base.dropped(ones[:, mask] * self.ratio[mask])[0])
-            for mask, base in self.method.sides
-        )
-
     def effective_sizes(self):
         """Kish's effective size of the weighted reference (all, accepted)."""
         sizes = []

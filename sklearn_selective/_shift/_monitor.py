@@ -255,11 +255,7 @@ class PerformanceMonitor(BaseEstimator):
     selective accuracy) has fewer than 10 failures, the interval is widened
     to the Beta-binomial predictive interval of the chunk's failures under a
     Jeffreys prior centred on the estimate (a reference without failure
-    would otherwise give ``[1, 1]``). Where ``chunk_method`` is
-    ``"importance_weighted"`` both intervals of the accuracy and of the
-    selective accuracy reach, on one side, as far as the estimate without
-    the shrinkage of its correction: the shrinkage lowers the estimate's
-    variance but leaves a bias that the bootstrap does not see.
+    would otherwise give ``[1, 1]``).
 
     Every chunk also says whether its estimates can be trusted and which
     inputs moved: ``estimate_reliable`` (False where ``novel_share`` or
