@@ -245,18 +245,20 @@ def probabilities_p_value(reference_proba, chunk_proba, rng):
     reassignments are drawn from ``rng`` (a :class:`numpy.random.Generator`;
     the monitor's is a named stream of its seed per chunk), so that the
     chance of a p-value at most ``a`` is at most ``a`` for every ``a`` where
-    the reference's and the chunk's rows are drawn alike (a Monte Carlo
-    permutation test; the user guide measures it). Hotelling's F
-    distribution is a large-sample one: a class the reference never gave
-    probability that one row of a chunk of 200 gives got p = 0.0016 from it,
-    the permutations 0.11 (one plus the number of the 199 that put that row
-    in the chunk, over 200; 0.095 on average). Given one reference the share
-    of unshifted chunks called moved still varies where a class's
-    probabilities are skewed (a few rows near the top weigh on a mean, not
-    on ranks): the user guide measures it. Each sample is read on at most
-    :data:`PERMUTATION_ROWS` evenly spaced rows. 1 for an empty sample,
-    outputs that do not vary, or outputs that are not finite (no test of a
-    mean can read them).
+    the reference's and the chunk's rows are drawn alike, over the data and
+    the permutations together (a Monte Carlo permutation test; a monitor
+    with a fixed ``random_state`` reads chunk ``c`` of every ``estimate``
+    call with the same permutations; the user guide measures it).
+    Hotelling's F distribution is a large-sample one: a class the reference
+    never gave probability that one row of a chunk of 200 gives got p =
+    0.0016 from it, one draw of the permutations 0.11 (one plus the number
+    of the 199 that put that row in the chunk, over 200; 0.095 on average).
+    Given one reference the share of unshifted chunks called moved still
+    varies where a class's probabilities are skewed (a few rows near the top
+    weigh on a mean, not on ranks): the user guide measures it. Each sample
+    is read on at most :data:`PERMUTATION_ROWS` evenly spaced rows. 1 for an
+    empty sample, outputs that do not vary, or outputs that are not finite
+    (no test of a mean can read them).
     """
     if not (all_finite(reference_proba) and all_finite(chunk_proba)):
         return 1.0

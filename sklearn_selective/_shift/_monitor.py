@@ -186,7 +186,10 @@ class PerformanceMonitor(BaseEstimator):
         accuracy) get NaN estimates and a warning.
 
     random_state : int, RandomState instance or None, default=None
-        Seed of the bootstrap resamples.
+        Seed of every random draw (the bootstrap resamples, the input
+        signals, the density ratio and the permutations of ``"auto"``'s test
+        of the outputs, which can decide a chunk's method): one named stream
+        per purpose and chunk (the chunk's index in the ``estimate`` call).
 
     Attributes
     ----------
@@ -244,11 +247,10 @@ class PerformanceMonitor(BaseEstimator):
     ``"label_shift_em"``; where it is ``"importance_weighted"``, the
     predicted class's probability plus the reference's residual of its
     calibration among the samples predicted as the class, re-weighted by the
-    chunk's density ratio and shrunk by its noise. Their
-    intervals hold the realised values simulated by drawing labels from
-    these probabilities, refitted on every bootstrap
-    resample of the reference (see the user guide). They are computed the
-    first time they are read.
+    chunk's density ratio and shrunk by its noise. Their intervals hold the
+    realised values simulated by drawing labels from these probabilities,
+    refitted on every bootstrap resample of the reference (see the user
+    guide). They are computed the first time they are read.
 
     A realised-value interval is never narrower than the reference's
     failures support: where the reference (its accepted samples, for the
