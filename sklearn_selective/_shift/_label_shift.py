@@ -232,8 +232,8 @@ def probabilities_p_value(reference_proba, chunk_proba, rng):
     reference's times ``sum_k w_k p_k(x)``, with ``w`` the ratio of the
     priors, so the score of the likelihood EM maximises, at ``w = 1`` (no
     shift), is the chunk's sum of the probabilities ``p(x)``: a test of
-    their mean is the score test of "no label shift". Its statistic is ``d'
-    S^+ d`` with ``d`` the difference of the means of all columns but the
+    their mean is the score test of "no label shift". Its statistic is
+    ``d' S^+ d`` with ``d`` the difference of the means of all columns but the
     last (the rows sum to one) and ``S`` the covariance of the two samples
     pooled together: a monotone function of Hotelling's ``T^2`` (whose ``S``
     pools the covariances within the samples) where the move lies in the
