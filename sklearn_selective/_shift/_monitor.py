@@ -186,10 +186,8 @@ class PerformanceMonitor(BaseEstimator):
         accuracy) get NaN estimates and a warning.
 
     random_state : int, RandomState instance or None, default=None
-        Seed of every random draw (the bootstrap resamples, the input
-        signals, the density ratio and the permutations of ``"auto"``'s test
-        of the outputs, which can decide a chunk's method): one named stream
-        per purpose and chunk (the chunk's index in the ``estimate`` call).
+        Seed of every random draw (resamples, input signals, density ratio,
+        ``"auto"``'s test of the outputs), one stream per purpose and chunk.
 
     Attributes
     ----------
@@ -537,9 +535,8 @@ class PerformanceMonitor(BaseEstimator):
             chunk,
             (drift_scores, labels, "drift_score" in table.fired[c]),
             features,
-            (
-                stream_rng(self._seed, "density_ratio", c),
-                stream_rng(self._seed, "outputs_moved", c),
+            tuple(
+                stream_rng(self._seed, s, c) for s in ("density_ratio", "outputs_moved")
             ),
         )
         method, table.chosen[c], table.priors[c] = chosen[:3]
