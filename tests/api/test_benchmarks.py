@@ -19,7 +19,7 @@ TINY = {
     "bench_coverage.py": [
         "--repeats", "2", "--n-resamples", "20", "--sizes", "50",
         "--bootstrap-resamples", "50", "--monitor-scale", "0.1",
-        "--class-repeats", "2", "--class-settings", "1",
+        "--class-repeats", "2", "--class-settings", "1", "--weighted-repeats", "2",
     ],
     "bench_estimates.py": [
         "--repeats", "1", "--data-sets", "gauss LR", "--coverage-repeats", "0",

@@ -431,7 +431,7 @@ def test_monitor_intervals_hold_their_level(n_chunk, move):
     # The realised-value intervals of method="importance_weighted", a fresh
     # reference (2000) and chunk each time: coverage within nominal +- 2
     # Monte-Carlo s.e. (benchmarks/bench_coverage.py --only
-    # importance_weighted prints the same with 400 repetitions).
+    # importance_weighted prints the same with 400 repetitions by default).
     draw = _coverage_problem()
     model = FrozenEstimator(LogisticRegression().fit(*draw(500)))
     clf = SelectiveClassifier(model, target_coverage=0.7).fit(*draw(2000))
