@@ -9,6 +9,7 @@ from ._failure_floor import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
+from ._shrinkage import reach_over
 
 # The two estimates, in the order of the bands and of the proxies' pairs.
 ESTIMATES = ("accuracy", "selective_accuracy")
@@ -225,26 +226,45 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     the realised value), ``proxies`` the method's proxies of the chunk's
     samples (row 0 of ``method.proxies``).
     ``fit`` is ``(method, realised, confidence_level)``: the chunk's method,
-    the reference's :class:`ReferenceRealised` and the level.
+    the reference's :class:`ReferenceRealised` and the level. The label
+    noise of the realised-value interval is the method's own
+    ``noise_variances`` where it has one (a re-weighted chunk of
+    ``"importance_weighted"``), else :func:`noise_variance`.
     """
     joint, refit, proxies = estimates
     method, (correctness, failures), confidence_level = fit
     name = ESTIMATES[selective]
     values[name][c] = joint[0]
     expected = percentile_interval(joint[1:], confidence_level)
+    expected = reach_unshrunk(method, selective, expected)
     values[f"expected_{name}_lower"][c] = expected[0]
     values[f"expected_{name}_upper"][c] = expected[1]
     proxies = np.broadcast_to(proxies, (1, chunk.score.shape[0]))[0]
     rows = chunk.accepted if selective else slice(None)
     score = chunk.score[rows]
-    variance = noise_variance(correctness[selective], score, proxies[rows])
+    variances = getattr(method, "noise_variances", None)
+    if variances is None:
+        variance = noise_variance(correctness[selective], score, proxies[rows])
+    else:
+        variance = variances()[selective]
     low, high = realised_interval(
         joint[0], refit[1:], variance, score.shape[0], confidence_level
     )
     reference = (*failures[selective], confidence_level)
     chunk_values = (joint[0], score.shape[0])
     low, high = _failure_floor(method, selective, (low, high), chunk_values, reference)
+    low, high = reach_unshrunk(method, selective, (low, high))
     values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
+
+
+def reach_unshrunk(method, selective, interval):
+    """``interval`` stretched to reach over the shrinkage of a re-weighted
+    chunk's correction (:func:`._shrinkage.reach_over`); the
+    intervals of other methods unchanged."""
+    dropped = getattr(method, "dropped_corrections", None)
+    if dropped is None:
+        return interval
+    return reach_over(interval, dropped()[selective])
 
 
 def _failure_floor(method, selective, interval, chunk_values, reference):

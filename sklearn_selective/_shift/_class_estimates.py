@@ -25,7 +25,7 @@ predicted class's top-label probability gets the doubly robust correction of
 the accuracy's estimate: the reference's residual of its calibration among
 the samples predicted as the class, re-weighted by the chunk's density ratio
 (times the bootstrap counts) and shrunk by its noise
-(:func:`._importance_weights.shrunk_correction`). Refitting the calibrations
+(:func:`._shrinkage.shrunk_correction`). Refitting the calibrations
 under these weights instead, as before, erred more in
 ``benchmarks/bench_monitor.py`` (the mean over classes of the selective
 precision / recall error over its six covariate-shift rows, 10 repetitions:
@@ -77,8 +77,8 @@ from ..confidence._calibrators import (
     TopLabelPerClass,
     with_top_label,
 )
-from ._importance_weights import shrunk_correction
 from ._label_shift import em_prior
+from ._shrinkage import shrunk_correction
 
 # Label sets drawn per bootstrap resample of the reference.
 LABEL_DRAWS = 5

@@ -64,6 +64,7 @@ from ..confidence._calibrators import (
 )
 from ._density_ratio import DensityRatio, _as_features, density_ratio
 from ._failure_floor import failure_floor_interval
+from ._shrinkage import dropped_correction, reach_over, shrunk_correction
 
 
 # ----------------------------------------------------------------------------
@@ -118,7 +119,11 @@ class BasePrediction:
     rule); the model's confidence where no class is calibrated.
     ``residual``: correctness minus the base's held-out prediction on each
     reference sample (cross-fitted on two folds, so that a calibration does
-    not hide its own errors from the correction)."""
+    not hide its own errors from the correction), one per row of
+    ``counts``: each bootstrap row's folds are fitted under its counts, so
+    that a resample's residual follows its base and the bootstrap carries
+    the doubly robust estimate's variance, not the base's and the
+    residual's each as if the other were fixed."""
 
     def __init__(self, proba, pred_index, y_index, counts, rng):
         n_samples = proba.shape[0]
@@ -131,25 +136,46 @@ class BasePrediction:
         self.residual = correct - confidence
         if not self.calibrated:
             return
-        held_out = confidence.copy()
+        held_out = np.repeat(confidence[None, :], counts.shape[0], axis=0)
         for fold in range(2):
             train, test = folds != fold, folds == fold
             if train.sum() < 2 or not test.any():
                 continue
             columns = OneVsRest(
-                self.kinds, proba[train], y_index[train], np.ones((1, train.sum()))
+                self.kinds, proba[train], y_index[train], counts[:, train]
             )
-            held_out[test] = columns.predict_picked(
-                proba[test], pred_index[test], slice(0, 1)
-            )[0]
+            held_out[:, test] = columns.predict_picked(
+                proba[test], pred_index[test], slice(None)
+            )
         self.columns = OneVsRest(self.kinds, proba, y_index, counts)
         self.residual = correct - held_out
 
-    def correction(self, weights):
+    def _residual(self, rows):
+        """The residual of the reference rows ``rows`` (one for every row
+        when the base is the model's confidence)."""
+        return self.residual if self.residual.ndim == 1 else self.residual[rows]
+
+    def correction(self, weights, rows=slice(None)):
         """``k D`` of :func:`_doubly_robust_estimates` for each row of
-        ``weights`` (n_rows, n_reference): the reference's residual of the
-        base re-weighted to the chunk, shrunk by its noise."""
-        return shrunk_correction(self.residual, weights)
+        ``weights`` (the reference rows ``rows``, n_rows x n_reference): the
+        row's residual of the base re-weighted to the chunk, shrunk by its
+        noise."""
+        return shrunk_correction(self._residual(rows), weights)
+
+    def dropped(self, weights, rows=slice(None)):
+        """``(1 - k) D`` per row of ``weights``: :func:`dropped_correction`."""
+        return dropped_correction(self._residual(rows), weights)
+
+    def noise_variance(self, ratio):
+        """The per-sample variance of correctness around the corrected base
+        on the chunk's distribution, ``sum w (r - k D)^2 / sum w``: the
+        reference's held-out residual ``r`` around the shrunk correction
+        ``k D``, re-weighted by the density ratio ``w`` (no calibration
+        assumed: a base less sharp than the truth has larger residuals)."""
+        residual = self._residual(slice(0, 1))
+        residual = residual[0] if residual.ndim == 2 else residual
+        gap = residual - self.correction(ratio[None, :], slice(0, 1))[0]
+        return float(np.sum(ratio * gap**2) / np.sum(ratio))
 
     def predict(self, proba, pred_index, rows=slice(None)):
         """The base of each chunk sample per reference row in ``rows`` (``(1,
@@ -171,26 +197,14 @@ class ReferenceSide(NamedTuple):
 
 def _weighted_calibration_estimates(side, weights, proba, pred_index):
     """PAPE: the top-label isotonic calibration fitted under the weights,
-    averaged over the chunk. Returns the estimate per row and the chunk's
-    calibrated probabilities of row 0."""
+    averaged over the chunk. Returns the estimate per row, the per-sample
+    variance of correctness around row 0's calibrated probabilities ``p``
+    (``mean p (1 - p)``) and what a shrinkage dropped (none)."""
     values = proba[np.arange(proba.shape[0]), pred_index]
     calibration = weighted_calibration(side.confidence, side.correct, weights)
     estimates = calibration.on_grid @ _mean_weights(calibration.grid, values)
-    return estimates, calibration.predict(values, slice(0, 1))[0]
-
-
-def shrunk_correction(residual, weights):
-    """``k D`` of :func:`_doubly_robust_estimates` for each row of
-    ``weights`` (n_rows, n_reference): the importance-weighted mean
-    ``residual`` (n_reference,) or (n_rows, n_reference) of the base, shrunk
-    by its noise (0 where it is not defined)."""
-    residual = np.atleast_2d(residual)  # one residual, or one per row
-    total = weights.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shift = (weights * residual).sum(axis=1) / total
-        noise = (weights**2 * (residual - shift[:, None]) ** 2).sum(axis=1) / total**2
-        keep = np.where(shift != 0, np.maximum(0.0, 1.0 - 2.0 * noise / shift**2), 0.0)
-    return keep * shift
+    calibrated = calibration.predict(values, slice(0, 1))[0]
+    return estimates, np.mean(calibrated * (1.0 - calibrated)), 0.0
 
 
 def _doubly_robust_estimates(side, weights, proba, pred_index):
@@ -208,12 +222,15 @@ def _doubly_robust_estimates(side, weights, proba, pred_index):
     barely stands out of its noise (weights with a small effective sample
     size otherwise add their variance to a base that already holds). With
     the confidence as base, ``w = 1`` and ``k = 1`` this is the difference of
-    confidences (DoC) estimate.
+    confidences (DoC) estimate. Returns the estimate per row, the per-sample
+    variance of correctness around row 0's estimate
+    (:meth:`BasePrediction.noise_variance`) and what its shrinkage dropped.
     """
     base = side.base.predict(proba, pred_index)
     correction = side.base.correction(weights)
     estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
-    return estimates, np.clip(base[0] + correction[0], 0.0, 1.0)
+    noise = side.base.noise_variance(weights[0])
+    return estimates, noise, side.base.dropped(weights[:1], slice(0, 1))[0]
 
 
 _ESTIMATORS = {
@@ -297,11 +314,17 @@ class ImportanceWeightedCBPE:
     The interval is a prediction interval for the chunk's *realised*
     accuracy, ``E +- z sqrt(V + v / n)``: ``V`` the variance of the estimate
     over bootstrap resamples of the reference (each weighted by the density
-    ratio, the chunk held fixed), ``v = mean(p (1 - p))`` the label noise of
-    the chunk's calibrated probabilities ``p``; widened by
+    ratio, the chunk held fixed; for ``"doubly_robust"`` each resample's
+    held-out residuals refitted under its counts), ``v`` the per-sample
+    variance of correctness around the estimate (``"doubly_robust"``: the
+    reference's held-out residuals around the correction, re-weighted by the
+    ratio; ``"weighted_calibration"``: ``mean(p (1 - p))`` of the chunk's
+    calibrated probabilities ``p``); widened by
     :func:`failure_floor_interval` with the reference's weighted failure count
     and Kish's effective size, so that a reference without failures does not
-    give a zero-width interval. The density ratio is held fixed across
+    give a zero-width interval; and for ``"doubly_robust"`` stretched on one
+    side over what the shrinkage of its correction dropped
+    (:func:`._shrinkage.reach_over`). The density ratio is held fixed across
     resamples: its own uncertainty is not in ``V``.
 
     The per-class selective precision and recall are point estimates: the
@@ -475,33 +498,28 @@ class ImportanceWeightedCBPE:
             return np.nan, np.nan, np.nan
         weights = self.counts_[:, side.mask] * ratio[side.mask]
         correct = side.correct
-        estimates, calibrated = _ESTIMATORS[self.estimator](
+        estimates, noise, dropped = _ESTIMATORS[self.estimator](
             side, weights, proba, pred_index
         )
         point = float(estimates[0])
         if weights.shape[0] < 3:
             return point, np.nan, np.nan
-        variance = (
-            np.var(estimates[1:], ddof=1) + np.mean(calibrated * (1.0 - calibrated)) / n
-        )
+        variance = np.var(estimates[1:], ddof=1) + noise / n
         half_width = norm.ppf(0.5 + self.confidence_level / 2.0) * np.sqrt(variance)
         low, high = max(point - half_width, 0.0), min(point + half_width, 1.0)
-        if not self.failure_floor:
-            return point, low, high
-        w = weights[0]
-        n_effective = w.sum() ** 2 / np.sum(w**2)
-        failure_rate = np.sum(w * (1.0 - correct)) / w.sum()
-        return (
-            point,
-            *failure_floor_interval(
+        if self.failure_floor:
+            w = weights[0]
+            n_effective = w.sum() ** 2 / np.sum(w**2)
+            failure_rate = np.sum(w * (1.0 - correct)) / w.sum()
+            low, high = failure_floor_interval(
                 low,
                 high,
                 n,
                 failure_rate * n_effective,
                 n_effective,
                 self.confidence_level,
-            ),
-        )
+            )
+        return point, *reach_over((low, high), dropped)
 
     def _class_values(self, ratio, proba, pred_index, accepted):
         """Selective precision and recall per class (point estimates)."""

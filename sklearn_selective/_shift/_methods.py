@@ -362,7 +362,7 @@ class _ImportanceWeighted:
             weights = self.counts[rows][:, mask]
             if ratio is not None:
                 weights = weights * ratio[mask]
-            correction = base.correction(weights)
+            correction = base.correction(weights, rows)
             prediction = base.predict(chunk.proba, chunk.pred_index, rows)
             values.append(prediction + correction[:, None])
         return tuple(values)
@@ -404,6 +404,23 @@ class _Reweighted:
 
     def proxies(self, chunk, rows):
         return self.method.proxies(chunk, rows, self.ratio)
+
+    def dropped_corrections(self):
+        """What the shrinkage drops of the point estimates' corrections (all,
+        accepted): ``(1 - k) D`` of the reference's weights, the unshrunk
+        estimate minus the shrunk one (before clipping to [0, 1])."""
+        return tuple(
+            float(base.dropped(self.ratio[None, mask], slice(0, 1))[0])
+            for mask, base in self.method.sides
+        )
+
+    def noise_variances(self):
+        """The per-sample variance of correctness around the proxies on the
+        chunk's distribution (all, accepted):
+        :meth:`BasePrediction.noise_variance` under the ratio."""
+        return tuple(
+            base.noise_variance(self.ratio[mask]) for mask, base in self.method.sides
+        )
 
     def effective_sizes(self):
         """Kish's effective size of the weighted reference (all, accepted)."""

@@ -116,25 +116,20 @@ class PerformanceMonitor(BaseEstimator):
           calibrated probability of the predicted class averaged (NannyML's
           CBPE calibration); slightly biased without shift;
         - ``"importance_weighted"``: CBPE re-weighted to each chunk's
-          inputs, for covariate shift (PAPE, Białek et al. 2025 [5]_). Per
-          chunk, a domain classifier (logistic regression on the
-          standardised inputs the final classifier sees and their squares,
-          cross-fitted on two folds) gives the density ratio of chunk to
-          reference inputs, clipped to ``[1/20, 20]``; the estimate is the
+          inputs, for covariate shift (PAPE, Białek et al. 2025 [5]_): the
           chunk's mean *base* prediction of correctness (the CBPE
           calibration of the probability of the predicted class, as
-          ``"cbpe"``, each class calibrated only where that helps) plus the
-          reference's mean residual of the base re-weighted by the ratio
-          (doubly robust; the correction is shrunk where it barely stands out
-          of its noise). It assumes that ``P(y | x)`` holds and that the
-          chunk lies where the reference has data. It fails under concept
-          shift (as every method), under label shift (the weights then
-          follow the class prior; ``"label_shift_em"`` is exact there) and
-          outside the reference's support: ``clipped_share`` (the share of
-          the chunk at the ratio's clip) and ``estimate_reliable`` say so.
-          Fits a domain classifier per chunk. The per-class values and the
-          cost use the same weights (each predicted class's top-label
-          probability corrected by its re-weighted, shrunk residual);
+          ``"cbpe"``) plus the reference's mean residual of the base
+          re-weighted by the density ratio of chunk to reference inputs (a
+          logistic regression on the standardised inputs the final
+          classifier sees and their squares, cross-fitted on two folds,
+          clipped to ``[1/20, 20]``), shrunk where it barely stands out of
+          its noise (doubly robust). It assumes that ``P(y | x)`` holds and
+          that the chunk lies where the reference has data; it fails under
+          concept shift, under label shift (``"label_shift_em"`` is exact
+          there) and outside the reference's support (``clipped_share`` and
+          ``estimate_reliable`` say so). The per-class values and the cost
+          use the same weights;
         - ``"atc"``: average thresholded confidence on the CSF score;
         - ``"ac"``: the average probability of the predicted class;
         - ``"doc"``: the reference accuracy minus the drop in average
@@ -221,12 +216,13 @@ class PerformanceMonitor(BaseEstimator):
     of the estimate over bootstrap resamples of the reference (the chunk held
     fixed) and ``v`` the per-sample variance of correctness around the
     method's proxy, from an isotonic regression of the reference correctness on
-    the CSF score (label noise, and for ``"atc"`` its 0/1 proxy). The
-    ``expected_*`` intervals are percentile intervals of the estimates over
-    paired resamples of the reference and the chunk: they cover the expected
-    accuracy of the distribution the chunk is drawn from. Both hold their level
-    when the method is unbiased on that distribution; the coverage measured
-    without shift is in the user guide ("What each interval covers").
+    the CSF score (label noise, and for ``"atc"`` its 0/1 proxy; for
+    ``"importance_weighted"``, the reference's held-out residuals of its base
+    re-weighted to the chunk). The ``expected_*`` intervals are percentile
+    intervals of the estimates over paired resamples of the reference and the
+    chunk: they cover the expected accuracy of the chunk's distribution. Both
+    hold their level when the method is unbiased on that distribution (the
+    coverage measured is in the user guide, "What each interval covers").
 
     Every estimate is a mean of per-sample proxies of correctness. The
     reference band of a chunk of ``n`` samples (``n`` accepted ones for the
@@ -242,10 +238,8 @@ class PerformanceMonitor(BaseEstimator):
     predicted class, per predicted class [4]_), the other classes share the
     rest in the proportions of their one-vs-rest Platt scalings; reweighted
     to the chunk's class prior where ``chunk_method`` is
-    ``"label_shift_em"``; where it is ``"importance_weighted"``, the
-    predicted class's probability plus the reference's residual of its
-    calibration among the samples predicted as the class, re-weighted by the
-    chunk's density ratio and shrunk by its noise. Their intervals hold the
+    ``"label_shift_em"``; corrected, per predicted class, as the accuracy
+    is where it is ``"importance_weighted"``. Their intervals hold the
     realised values simulated by drawing labels from these probabilities,
     refitted on every bootstrap resample of the reference (see the user
     guide). They are computed the first time they are read.
@@ -255,7 +249,9 @@ class PerformanceMonitor(BaseEstimator):
     selective accuracy) has fewer than 10 failures, the interval is widened
     to the Beta-binomial predictive interval of the chunk's failures under a
     Jeffreys prior centred on the estimate (a reference without failure
-    would otherwise give ``[1, 1]``).
+    would otherwise give ``[1, 1]``). Where ``chunk_method`` is
+    ``"importance_weighted"`` both intervals reach, on one side, the estimate
+    without the shrinkage of its correction (a bias the bootstrap misses).
 
     Every chunk also says whether its estimates can be trusted and which
     inputs moved: ``estimate_reliable`` (False where ``novel_share`` or
@@ -557,14 +553,13 @@ class PerformanceMonitor(BaseEstimator):
     def _result(self, table, chunks, outputs):
         """The :class:`MonitoringResult` of the chunks in ``table``."""
         alerted_by = table.alerted_by()
-        costs = estimator_costs(self.estimator)
         n_chunks = len(chunks.members)
         stages = stage_shares(self.estimator, outputs.stage, chunks.chunk_id, n_chunks)
         samples = MonitoredSamples(
             outputs.y_pred,
             outputs.accepted,
             chunks.chunk_id,
-            costs,
+            estimator_costs(self.estimator),
             ClassValues.of_chunks(
                 self._class_estimates,
                 outputs,

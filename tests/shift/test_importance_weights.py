@@ -16,9 +16,9 @@ from sklearn_selective._shift._importance_weights import (
     BasePrediction,
     ImportanceWeightedCBPE,
     _bootstrap_counts,
-    shrunk_correction,
     weighted_calibration,
 )
+from sklearn_selective._shift._shrinkage import shrunk_correction
 from sklearn_selective.confidence._calibrators import IsotonicColumn
 
 
@@ -193,12 +193,13 @@ def _fold_fit_by_hand(proba, y_index, kinds, weight):
 
 def test_base_and_residual_of_the_doubly_robust_estimate():
     """The base of each row is the calibration fitted on the whole reference
-    under the row's counts; the residual of each reference sample is its
-    held-out residual under the unit-weight fit of the other half (the same
-    for every row); with unit weights (no shift) the correction is the
-    shrunk mean held-out residual. (Base and residual from the same fold
-    fits, K = 2 or 5, was measured in ``benchmarks/bench_estimates.py`` and
-    not kept.)"""
+    under the row's counts; the residual of each reference sample in each
+    row is its held-out residual under the fit of the other half under the
+    row's counts (row 0: unit weights); with unit weights (no shift) the
+    correction is the shrunk mean held-out residual; each bootstrap row
+    re-weights its own residual by its counts. (Base and residual from the
+    same fold fits, K = 2 or 5, was measured in
+    ``benchmarks/bench_estimates.py`` and not kept.)"""
     rng = np.random.default_rng(14)
     n, n_chunk = 300, 200
     logits = rng.normal(size=(n + n_chunk, 3)) * 1.5
@@ -213,14 +214,17 @@ def test_base_and_residual_of_the_doubly_robust_estimate():
     assert base.kinds[2] is not IsotonicColumn
     folds = np.random.RandomState(1).permutation(np.arange(n) % 2)
     correct = (pred[:n] == y[:n]).astype(float)
-    residual = np.empty(n)
-    for f in range(2):
-        fit = _fold_fit_by_hand(proba[:n], y[:n], base.kinds, 1.0 * (folds != f))
-        test = folds == f
-        calibrated = fit(proba[:n][test])
-        picked = calibrated[np.arange(test.sum()), pred[:n][test]]
-        residual[test] = correct[test] - picked / calibrated.sum(axis=1)
-    np.testing.assert_allclose(base.residual, residual, atol=1e-12)
+    residuals = np.empty(counts.shape)
+    for row, weight in enumerate(counts):
+        for f in range(2):
+            fit = _fold_fit_by_hand(proba[:n], y[:n], base.kinds, weight * (folds != f))
+            test = folds == f
+            calibrated = fit(proba[:n][test])
+            picked = calibrated[np.arange(test.sum()), pred[:n][test]]
+            residuals[row, test] = correct[test] - picked / calibrated.sum(axis=1)
+    np.testing.assert_allclose(base.residual, residuals, atol=1e-12)
+    assert not np.allclose(residuals[1], residuals[0])  # the row's own fits
+    residual = residuals[0]
     chunk_proba, chunk_pred = proba[n:], pred[n:]
     for row, weight in enumerate(counts):
         calibrated = _fold_fit_by_hand(proba[:n], y[:n], base.kinds, weight)(
@@ -235,9 +239,14 @@ def test_base_and_residual_of_the_doubly_robust_estimate():
     shift, noise = residual.mean(), residual.var() / n
     keep = max(0.0, 1 - 2 * noise / shift**2)
     assert keep > 0  # the residual stands out of its noise: a correction
-    assert base.correction(np.ones((1, n)))[0] == pytest.approx(keep * shift)
-    # the bootstrap rows re-weight the same residual by their counts
-    expected = [shrunk_correction(residual, weight[None, :])[0] for weight in counts]
+    assert base.correction(np.ones((1, n)), slice(0, 1))[0] == pytest.approx(
+        keep * shift
+    )
+    # each bootstrap row re-weights its own residual by its counts
+    expected = [
+        shrunk_correction(r, weight[None, :])[0]
+        for r, weight in zip(residuals, counts, strict=True)
+    ]
     assert np.count_nonzero(expected) > 1
     np.testing.assert_allclose(base.correction(counts), expected, atol=1e-12)
 
@@ -462,6 +471,65 @@ def test_monitor_intervals_hold_their_level(n_chunk, move):
     assert np.all(np.abs(rates - level) <= 2 * se), rates
 
 
+def test_monitor_intervals_reach_over_the_shrinkage(monkeypatch):
+    # A chunk moved by 1.5, where the re-weighted correction is shrunk: each
+    # interval is the one of the shrunk estimate stretched on one side as
+    # far as the unshrunk estimate lies beyond the point (before it, the
+    # intervals missed this bias: 0.936 / 0.934 of 1000 realised values).
+    from sklearn_selective._shift import _chunk_estimates
+    from sklearn_selective._shift import _importance_weights as weights_module
+
+    draw = _coverage_problem(3)
+    model = FrozenEstimator(LogisticRegression().fit(*draw(500)))
+    clf = SelectiveClassifier(model, target_coverage=0.7).fit(*draw(2000))
+    X_ref, y_ref = draw(2000)
+    X, _ = draw(200, 1.5)
+
+    def run():
+        return (
+            PerformanceMonitor(
+                clf,
+                method="importance_weighted",
+                novelty_detector=None,
+                drift_estimator=None,
+                n_resamples=50,
+                random_state=0,
+            )
+            .fit(X_ref, y_ref)
+            .estimate(X)
+        )
+
+    reached = run()
+    monkeypatch.setattr(_chunk_estimates, "reach_unshrunk", lambda m, s, i: i)
+    plain = run()
+    names = ("accuracy", "selective_accuracy")
+    gaps = []
+    for name in names:
+        assert getattr(reached, name)[0] == getattr(plain, name)[0]
+        for prefix in ("", "expected_"):
+            low, high = (f"{prefix}{name}_{end}" for end in ("lower", "upper"))
+            stretch = (
+                getattr(plain, low)[0] - getattr(reached, low)[0],
+                getattr(reached, high)[0] - getattr(plain, high)[0],
+            )
+            assert min(stretch) == 0.0
+            gaps.append(stretch[1] - stretch[0])
+    # The stretch is the unshrunk estimate minus the shrunk one.
+    monkeypatch.setattr(
+        weights_module,
+        "shrunk_correction",
+        lambda residual, weights: np.nan_to_num(
+            (weights * np.atleast_2d(residual)).sum(axis=1) / weights.sum(axis=1)
+        ),
+    )
+    unshrunk = run()
+    for k, name in enumerate(names):
+        gap = getattr(unshrunk, name)[0] - getattr(plain, name)[0]
+        assert abs(gap) > 1e-3  # the shrinkage moved this estimate
+        assert gaps[2 * k] == pytest.approx(gap, abs=1e-12)
+        assert gaps[2 * k + 1] == pytest.approx(gap, abs=1e-12)
+
+
 def test_inputs_with_nan_fall_back_or_say_what_to_do():
     # A model that reads NaN (HistGradientBoosting) with a drift estimator
     # that does too: "auto" re-weighted the first moved chunk with a logistic
@@ -506,3 +574,115 @@ def test_inputs_with_nan_fall_back_or_say_what_to_do():
             weighted.fit(reference[500:1000], y[500:1000])
             with pytest.raises(ValueError, match=r"X \(in this chunk\) contains NaN"):
                 weighted.estimate(moved, chunk_size=250)
+
+
+def _three_class_reference(rng, n, sharpness):
+    """A three-class population whose model's probabilities are its own
+    raised to ``sharpness`` (over-confident above one) and blind to half of
+    its logits' signal (``hidden``): correctness varies beyond what the
+    probabilities see."""
+    logits = rng.normal(size=(n, 3)) * 1.5
+    hidden = rng.normal(size=(n, 3)) * 1.5
+    truth = np.exp(logits + hidden)
+    truth /= truth.sum(axis=1, keepdims=True)
+    y = (rng.random(n)[:, None] > truth.cumsum(axis=1)).sum(axis=1)
+    proba = np.exp(sharpness * logits)
+    proba /= proba.sum(axis=1, keepdims=True)
+    return proba, proba.argmax(axis=1), y
+
+
+def test_noise_variance_is_the_reweighted_squared_residual_around_the_correction():
+    rng = np.random.default_rng(21)
+    n = 400
+    proba, pred, y = _three_class_reference(rng, n, 2.0)
+    counts = _bootstrap_counts(np.random.RandomState(0), n, 3)
+    base = BasePrediction(proba, pred, y, counts, np.random.RandomState(1))
+    assert base.residual.shape == counts.shape  # calibrated: one per row
+    ratio = rng.uniform(0.2, 5.0, n)
+    r = base.residual[0]  # the reference's own (unit counts) row
+    shift = np.sum(ratio * r) / ratio.sum()
+    noise = np.sum(ratio**2 * (r - shift) ** 2) / ratio.sum() ** 2
+    correction = max(0.0, 1 - 2 * noise / shift**2) * shift
+    expected = np.sum(ratio * (r - correction) ** 2) / ratio.sum()
+    assert base.noise_variance(ratio) == pytest.approx(expected, rel=1e-12)
+    # the model's confidence as base (nothing calibrated): one residual
+    top = proba[np.arange(n), pred]
+    flat = BasePrediction(
+        np.column_stack([top, 1 - top]),
+        np.zeros(n, dtype=int),
+        np.where(pred == y, 0, 1),
+        counts,
+        np.random.RandomState(1),
+    )
+    if not flat.calibrated:
+        r = flat.residual
+        shift = np.sum(ratio * r) / ratio.sum()
+        noise = np.sum(ratio**2 * (r - shift) ** 2) / ratio.sum() ** 2
+        correction = max(0.0, 1 - 2 * noise / shift**2) * shift
+        expected = np.sum(ratio * (r - correction) ** 2) / ratio.sum()
+        assert flat.noise_variance(ratio) == pytest.approx(expected, rel=1e-12)
+
+
+def test_noise_variance_of_a_calibrated_base_is_its_bernoulli_variance():
+    # For a base calibrated on the reference, E (c - b)^2 = E b (1 - b)
+    # however much of correctness it cannot see (half of the logits hidden):
+    # the held-out squared residual measures it without assuming it (a
+    # little above: each half is calibrated on the other half only).
+    rng = np.random.default_rng(5)
+    n = 20000
+    proba, pred, y = _three_class_reference(rng, n, 2.0)
+    base = BasePrediction(proba, pred, y, np.ones((1, n)), np.random.RandomState(0))
+    assert base.calibrated
+    b = base.predict(proba, pred)[0]
+    bernoulli = np.mean(b * (1 - b))
+    noise = base.noise_variance(np.ones(n))
+    assert bernoulli <= noise <= bernoulli + 0.01, (noise, bernoulli)
+
+
+def test_realised_interval_reads_the_methods_noise_variance():
+    # record_estimate: a method with noise_variances (a re-weighted chunk of
+    # "importance_weighted") gives the label noise of its realised-value
+    # interval; the others get the score-based one of _realised.
+    from sklearn_selective._shift import _chunk_estimates
+    from sklearn_selective._shift._realised import (
+        ReferenceRealised,
+        realised_interval,
+    )
+
+    rng = np.random.default_rng(0)
+    n = 120
+    score = rng.random(n)
+    correct = (rng.random(n) < score).astype(float)
+    realised = ReferenceRealised.fit(score, correct, np.ones(n, dtype=bool))
+
+    class Chunk:
+        accepted = np.ones(n, dtype=bool)
+
+    Chunk.score = score
+    joint = 0.6 + 0.01 * rng.normal(size=(51, 1))[:, 0]
+    refit = 0.6 + 0.02 * rng.normal(size=51)
+    estimates = (joint, refit, np.full(n, 0.6))
+
+    class Reweighted:
+        def noise_variances(self):
+            return (0.05, 0.07)
+
+        def dropped_corrections(self):
+            return (0.0, 0.0)
+
+    for method, variance in ((Reweighted(), 0.05), (object(), None)):
+        values = {
+            name: np.full(1, np.nan)
+            for name in _chunk_estimates.RESULT_ARRAYS
+            if "accuracy" in name
+        }
+        fit = (method, realised, 0.95)
+        _chunk_estimates.record_estimate(values, 0, Chunk(), 0, estimates, fit)
+        if variance is None:
+            variance = _chunk_estimates.noise_variance(
+                realised.correctness[0], score, estimates[2]
+            )
+            assert abs(variance - 0.05) > 0.01
+        low, high = realised_interval(joint[0], refit[1:], variance, n, 0.95)
+        assert values["accuracy_lower"][0] == pytest.approx(low, abs=1e-12)
+        assert values["accuracy_upper"][0] == pytest.approx(high, abs=1e-12)
