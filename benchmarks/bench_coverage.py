@@ -408,19 +408,26 @@ COST_MATRIX = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
 
 
 def importance_weighted_hits(n_chunk, move, repeats, n_resamples, seed=0):
-    """Whether the realised-value intervals of ``method="importance_weighted"``
-    cover the chunk's realised accuracy and selective accuracy, per repeat:
-    a fresh reference of 2000 and a fresh chunk of ``n_chunk`` each time,
-    the chunk's first feature moved by ``move`` (no input signals). Returns
-    ``(hits, errors)``, both ``(repeats, 2)``: ``errors`` the estimates minus
-    the chunk's expected values (the mean of the population's probability
-    that each prediction is right, over the chunk and its accepted samples)."""
+    """Whether the intervals of ``method="importance_weighted"`` cover, per
+    repeat: a fresh reference of 2000 and a fresh chunk of ``n_chunk`` each
+    time, the chunk's first feature moved by ``move`` (no input signals).
+    Returns ``(hits, expected_hits, errors)``, each ``(repeats, 2)``
+    (accuracy, selective accuracy): whether the realised-value intervals
+    cover the chunk's realised values, whether the ``expected_*`` intervals
+    cover the moved population's values (on 400,000 samples), and the
+    estimates minus the chunk's expected values (the mean of the
+    population's probability that each prediction is right, over the chunk
+    and its accepted samples)."""
     population = _Population(seed)
     rng = np.random.default_rng(seed + 1)
     model = LogisticRegression().fit(*population.draw(rng, 500))
     clf = SelectiveClassifier(FrozenEstimator(model), target_coverage=0.7)
     clf.fit(*population.draw(rng, 2000))
-    hits, errors = [], []
+    X_big, _ = population.draw(np.random.default_rng(seed + 2), 400_000, move)
+    index = np.searchsorted(clf.classes_, clf.predict(X_big))
+    p_big = population.proba(X_big)[np.arange(X_big.shape[0]), index]
+    truth = (p_big.mean(), p_big[clf.predict_accept(X_big)].mean())
+    hits, expected_hits, errors = [], [], []
     for repeat in range(repeats):
         X_ref, y_ref = population.draw(rng, 2000)
         X, y = population.draw(rng, n_chunk, move)
@@ -444,25 +451,43 @@ def importance_weighted_hits(n_chunk, move, repeats, n_resamples, seed=0):
                 for name in ("accuracy", "selective_accuracy")
             ]
         )
+        expected_hits.append(
+            [
+                getattr(r, f"expected_{name}_lower")[0]
+                <= value
+                <= getattr(r, f"expected_{name}_upper")[0]
+                for name, value in zip(
+                    ("accuracy", "selective_accuracy"), truth, strict=True
+                )
+            ]
+        )
         errors.append(
             [r.accuracy[0] - expected[0], r.selective_accuracy[0] - expected[1]]
         )
-    return np.asarray(hits, dtype=bool), np.asarray(errors)
+    return (
+        np.asarray(hits, dtype=bool),
+        np.asarray(expected_hits, dtype=bool),
+        np.asarray(errors),
+    )
 
 
 def bench_importance_weighted(repeats, n_resamples):
     print(
         '\nPerformanceMonitor(method="importance_weighted"): coverage of the '
-        "realised-value intervals (confidence_level = 0.95), reference 2000, "
+        "realised-value intervals (confidence_level = 0.95) and of the "
+        "expected-value ones (of the population's values), reference 2000, "
         "covariate shift = first feature moved by 1; the estimates' mean error "
         "against the chunk's expected values (their bias) and its standard error"
     )
     print(f"{'shift':>10} {'n_chunk':>8}  {'accuracy':>14}  {'selective':>14}"
+          f"  {'expected acc':>14}  {'expected sel':>14}"
           f"  {'error acc':>16}  {'error sel':>16}")  # fmt: skip
     for move, label in ((0.0, "none"), (1.0, "move +1")):
         for n_chunk in (50, 200):
-            hits, errors = importance_weighted_hits(n_chunk, move, repeats, n_resamples)
-            cells = [_rate(hits[:, k]) for k in (0, 1)]
+            hits, expected, errors = importance_weighted_hits(
+                n_chunk, move, repeats, n_resamples
+            )
+            cells = [_rate(h[:, k]) for h in (hits, expected) for k in (0, 1)]
             cells += [
                 f"{e.mean():+.4f} ± {e.std(ddof=1) / np.sqrt(e.shape[0]):.4f}"
                 for e in errors.T
