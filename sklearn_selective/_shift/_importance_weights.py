@@ -123,7 +123,8 @@ class BasePrediction:
     ``counts``: each bootstrap row's folds are fitted under its counts, so
     that a resample's residual follows its base and the bootstrap carries
     the doubly robust estimate's variance, not the base's and the
-    residual's each as if the other were fixed."""
+    residual's each as if the other were fixed (row 0, unit counts, where a
+    resample drew none of a fold's training samples)."""
 
     def __init__(self, proba, pred_index, y_index, counts, rng):
         n_samples = proba.shape[0]
@@ -144,9 +145,12 @@ class BasePrediction:
             columns = OneVsRest(
                 self.kinds, proba[train], y_index[train], counts[:, train]
             )
-            held_out[:, test] = columns.predict_picked(
-                proba[test], pred_index[test], slice(None)
-            )
+            picked = columns.predict_picked(proba[test], pred_index[test], slice(None))
+            # a resample that drew none of the fold's training samples keeps
+            # the unit-weight fit (row 0) for its held-out samples
+            drew_none = counts[:, train].sum(axis=1) == 0
+            picked[drew_none] = picked[0]
+            held_out[:, test] = picked
         self.columns = OneVsRest(self.kinds, proba, y_index, counts)
         self.residual = correct - held_out
 

@@ -686,3 +686,21 @@ def test_realised_interval_reads_the_methods_noise_variance():
         low, high = realised_interval(joint[0], refit[1:], variance, n, 0.95)
         assert values["accuracy_lower"][0] == pytest.approx(low, abs=1e-12)
         assert values["accuracy_upper"][0] == pytest.approx(high, abs=1e-12)
+
+
+def test_a_resample_without_a_folds_training_samples_keeps_the_unit_fit():
+    # Row 1 draws no sample of fold 0's training half (the samples of fold
+    # 1): its held-out residuals on fold 0 are row 0's, not NaN.
+    rng = np.random.default_rng(14)
+    n = 300
+    proba, pred, y = _three_class_reference(rng, n, 2.0)
+    folds = np.random.RandomState(1).permutation(np.arange(n) % 2)
+    counts = np.ones((3, n))
+    counts[1] = 2.0 * (folds == 0)
+    counts[2] = rng.poisson(1.0, n)
+    base = BasePrediction(proba, pred, y, counts, np.random.RandomState(1))
+    assert base.calibrated and np.isfinite(base.residual).all()
+    np.testing.assert_array_equal(
+        base.residual[1, folds == 0], base.residual[0, folds == 0]
+    )
+    assert not np.allclose(base.residual[2], base.residual[0])
