@@ -250,8 +250,8 @@ class PerformanceMonitor(BaseEstimator):
     to the Beta-binomial predictive interval of the chunk's failures under a
     Jeffreys prior centred on the estimate (a reference without failure
     would otherwise give ``[1, 1]``). Where ``chunk_method`` is
-    ``"importance_weighted"`` both intervals reach, on one side, the estimate
-    without the shrinkage of its correction (a bias the bootstrap misses).
+    ``"importance_weighted"`` both intervals are stretched on one side by the
+    shrinkage of its correction (a bias the bootstrap misses).
 
     Every chunk also says whether its estimates can be trusted and which
     inputs moved: ``estimate_reliable`` (False where ``novel_share`` or

@@ -33,16 +33,18 @@ def dropped_correction(residual, weights):
 
 
 def reach_over(interval, dropped):
-    """``interval`` stretched on one side to reach the unshrunk estimate:
-    its upper end raised by ``dropped`` (:func:`dropped_correction`) where
-    that is positive, its lower end lowered where negative; within [0, 1].
+    """``interval`` stretched on one side by as much as the unshrunk
+    estimate lies beyond the point estimate: its upper end raised by
+    ``dropped`` (:func:`dropped_correction`) where that is positive, its
+    lower end lowered where negative; within [0, 1]. Where the correction is
+    dropped entirely (``k = 0``) this adds the whole, noisy ``D`` to one side.
 
     The shrinkage lowers the estimate's variance but leaves a bias that a
     bootstrap does not see (+0.0075 ± 0.0003 on the accuracy of
     ``bench_coverage.py``'s chunks of 200 moved by one; with the residuals
-    refitted per resample and without the reach, their intervals covered
-    0.930 / 0.927 of 1000 realised values, 0.954 / 0.951 with it: the
-    monitoring guide).
+    refitted per resample and the re-weighted label noise but without the
+    reach, their intervals covered 0.930 / 0.927 of 1000 realised values,
+    0.954 / 0.951 with it: the monitoring guide).
     """
     low, high = interval
     if not (np.isfinite(low) and np.isfinite(high)):
