@@ -180,8 +180,7 @@ class BasePrediction:
         against a variance near 0.2 in ``bench_coverage.py``), and a half's
         held-out residuals run a little larger than the whole reference's
         fit would: both widen the interval slightly."""
-        residual = self._residual(slice(0, 1))
-        residual = residual[0] if residual.ndim == 2 else residual
+        residual = np.atleast_2d(self.residual)[0]  # the reference's own fit
         gap = residual - self.correction(ratio[None, :], slice(0, 1))[0]
         return float(np.sum(ratio * gap**2) / np.sum(ratio))
 
