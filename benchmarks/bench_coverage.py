@@ -27,7 +27,8 @@ guide page "What each interval covers" quotes these numbers.
 - ``importance_weighted``: ``PerformanceMonitor(method="importance_weighted")``
   at 50 and 200 chunk samples, without shift and with the first feature moved
   by one (a covariate shift): how often its realised-value intervals cover the
-  chunk's realised accuracy and selective accuracy.
+  chunk's realised accuracy and selective accuracy, and its ``expected_*``
+  intervals the moved population's values.
 - ``cascade_report``: ``SelectiveCascade.report`` of a fixed fitted cascade
   (two stages of known risk at every threshold): how often each number's
   default interval covers its population value, at 200 evaluation samples.

@@ -9,7 +9,7 @@ from ._failure_floor import FEW_FAILURES, failure_floor_interval
 from ._methods import estimates_for_rows, weighted_estimates
 from ._monitoring_result import RESULT_ARRAYS
 from ._realised import noise_variance, realised_interval
-from ._shrinkage import reach_over
+from ._shrinkage import include
 
 # The two estimates, in the order of the bands and of the proxies' pairs.
 ESTIMATES = ("accuracy", "selective_accuracy")
@@ -113,32 +113,42 @@ RESAMPLE_CAP = 2**14
 
 
 def bootstrap_estimates(method, chunk, rng, n_resamples):
-    """Point estimates (row 0) and bootstrap values of one chunk.
+    """Point estimates and bootstrap values of one chunk, per estimate
+    (accuracy, selective accuracy).
 
-    Returns ``(joint, refit, proxies)``: ``joint`` and ``refit`` each a pair
-    (accuracy, selective accuracy), ``joint`` resampling the reference and the
-    chunk together, ``refit`` the reference (the chunk's samples weigh one
-    each, but a method fitted on the chunk too is fitted on its resample);
-    ``proxies`` the method's proxies of the chunk's samples,
-    ``method.proxies(chunk, slice(0, 1))``, which the point estimates and
-    the realised-value intervals read.
+    Returns a pair, one ``(point, joint, refit, proxies)`` per estimate:
+    ``point`` the estimate; ``joint`` and ``refit`` the values of the
+    intervals' estimate (row 0 on the chunk as it is), ``joint``
+    resampling the reference and the chunk together, ``refit`` the
+    reference (the chunk's samples weigh one each, but a method fitted on
+    the chunk too is fitted on its resample); ``proxies`` the intervals'
+    proxies of the chunk's samples (``proxies(chunk, slice(0, 1))``), which
+    the realised-value intervals read. The intervals' estimate is the
+    method's own, or its ``for_intervals`` (the unshrunk correction of a
+    re-weighted chunk, :mod:`._shrinkage`).
 
     A chunk of more than :data:`RESAMPLE_CAP` samples is resampled through a
     uniform sample of that many (:func:`_sampled_bootstrap`); the point
     estimates (row 0) read every sample.
     """
     n_samples = chunk.score.shape[0]
+    estimate = method
+    method = getattr(method, "for_intervals", method)
     proxies = method.proxies(chunk, slice(0, 1))
-    point = weighted_estimates(proxies, chunk, np.ones((1, n_samples)))
+    ones = np.ones((1, n_samples))
+    centre = weighted_estimates(proxies, chunk, ones)
+    point = centre
+    if estimate is not method:
+        point = estimates_for_rows(estimate, chunk, ones, slice(0, 1))
     if n_samples > RESAMPLE_CAP and n_resamples:
-        joint, refit = _sampled_bootstrap(method, chunk, rng, n_resamples, point)
-        return joint, refit, proxies
-    joint, refit = _resampled(method, chunk, rng, n_resamples)
-    joint, refit = (
-        tuple(np.concatenate([point[k], values[k]]) for k in (0, 1))
-        for values in (joint, refit)
-    )
-    return joint, refit, proxies
+        joint, refit = _sampled_bootstrap(method, chunk, rng, n_resamples, centre)
+    else:
+        joint, refit = _resampled(method, chunk, rng, n_resamples)
+        joint, refit = (
+            tuple(np.concatenate([centre[k], values[k]]) for k in (0, 1))
+            for values in (joint, refit)
+        )
+    return tuple((point[k][0], joint[k], refit[k], proxies[k]) for k in (0, 1))
 
 
 def _resampled(method, chunk, rng, n_resamples, fixed=False):
@@ -219,24 +229,25 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     """Record in ``values`` chunk ``c``'s estimate, its realised-value and its
     expected-value intervals.
 
-    ``estimates`` is ``(joint, refit, proxies)`` of one estimate
-    (``selective`` picks which): ``joint`` the estimate under paired
-    resamples of the reference and the chunk (the expected value), ``refit``
-    under resamples of the reference with the chunk fixed (plus label noise:
-    the realised value), ``proxies`` the method's proxies of the chunk's
-    samples (row 0 of ``method.proxies``).
+    ``estimates`` is ``(point, joint, refit, proxies)`` of one estimate
+    (``selective`` picks which; :func:`bootstrap_estimates`): ``joint`` the
+    intervals' estimate under paired resamples of the reference and the
+    chunk (the expected value), ``refit`` under resamples of the reference
+    with the chunk fixed (plus label noise: the realised value). Where
+    ``point`` is not their row 0 (the shrunk estimate of a re-weighted
+    chunk), each interval is widened to include it
+    (:func:`._shrinkage.include`).
     ``fit`` is ``(method, realised, confidence_level)``: the chunk's method,
     the reference's :class:`ReferenceRealised` and the level. The label
     noise of the realised-value interval is the method's own
     ``noise_variances`` where it has one (a re-weighted chunk of
     ``"importance_weighted"``), else :func:`noise_variance`.
     """
-    joint, refit, proxies = estimates
+    point, joint, refit, proxies = estimates
     method, (correctness, failures), confidence_level = fit
     name = ESTIMATES[selective]
-    values[name][c] = joint[0]
-    expected = percentile_interval(joint[1:], confidence_level)
-    expected = reach_unshrunk(method, selective, expected)
+    values[name][c] = point
+    expected = _with_point(percentile_interval(joint[1:], confidence_level), estimates)
     values[f"expected_{name}_lower"][c] = expected[0]
     values[f"expected_{name}_upper"][c] = expected[1]
     proxies = np.broadcast_to(proxies, (1, chunk.score.shape[0]))[0]
@@ -253,18 +264,15 @@ def record_estimate(values, c, chunk, selective, estimates, fit):
     reference = (*failures[selective], confidence_level)
     chunk_values = (joint[0], score.shape[0])
     low, high = _failure_floor(method, selective, (low, high), chunk_values, reference)
-    low, high = reach_unshrunk(method, selective, (low, high))
+    low, high = _with_point((low, high), estimates)
     values[f"{name}_lower"][c], values[f"{name}_upper"][c] = low, high
 
 
-def reach_unshrunk(method, selective, interval):
-    """``interval`` stretched to reach over the shrinkage of a re-weighted
-    chunk's correction (:func:`._shrinkage.reach_over`); the
-    intervals of other methods unchanged."""
-    dropped = getattr(method, "dropped_corrections", None)
-    if dropped is None:
-        return interval
-    return reach_over(interval, dropped()[selective])
+def _with_point(interval, estimates):
+    """``interval`` widened to include the point estimate where it is not
+    the intervals' own (``estimates`` of :func:`record_estimate`)."""
+    point, joint = estimates[:2]
+    return interval if point == joint[0] else include(interval, point)
 
 
 def _failure_floor(method, selective, interval, chunk_values, reference):

@@ -64,7 +64,7 @@ from ..confidence._calibrators import (
 )
 from ._density_ratio import DensityRatio, _as_features, density_ratio
 from ._failure_floor import failure_floor_interval
-from ._shrinkage import dropped_correction, reach_over, shrunk_correction
+from ._shrinkage import include, shrunk_correction, unshrunk_correction
 
 
 # ----------------------------------------------------------------------------
@@ -159,29 +159,25 @@ class BasePrediction:
         when the base is the model's confidence)."""
         return self.residual if self.residual.ndim == 1 else self.residual[rows]
 
-    def correction(self, weights, rows=slice(None)):
+    def correction(self, weights, rows=slice(None), shrink=True):
         """``k D`` of :func:`_doubly_robust_estimates` for each row of
         ``weights`` (the reference rows ``rows``, n_rows x n_reference): the
         row's residual of the base re-weighted to the chunk, shrunk by its
-        noise."""
-        return shrunk_correction(self._residual(rows), weights)
-
-    def dropped(self, weights, rows=slice(None)):
-        """``(1 - k) D`` per row of ``weights``: :func:`dropped_correction`."""
-        return dropped_correction(self._residual(rows), weights)
+        noise; ``D`` with ``shrink=False`` (the intervals': :mod:`._shrinkage`)."""
+        if shrink:
+            return shrunk_correction(self._residual(rows), weights)
+        return unshrunk_correction(self._residual(rows), weights)
 
     def noise_variance(self, ratio):
         """The per-sample variance of correctness around the corrected base
-        on the chunk's distribution, ``sum w (r - k D)^2 / sum w``: the
-        reference's mean squared held-out residual ``r`` around the shrunk
-        correction ``k D``, re-weighted by the density ratio ``w`` (no
-        calibration assumed). Around ``k D`` rather than ``D``, it also
-        counts the squared dropped correction ``((1 - k) D)^2`` (about 5e-5
-        against a variance near 0.2 in ``bench_coverage.py``), and a half's
-        held-out residuals run a little larger than the whole reference's
-        fit would: both widen the interval slightly."""
+        on the chunk's distribution, ``sum w (r - D)^2 / sum w``: the
+        reference's mean squared held-out residual ``r`` around the
+        unshrunk correction ``D`` (the intervals' estimate), re-weighted by
+        the density ratio ``w`` (no calibration assumed). A half's held-out
+        residuals run a little larger than the whole reference's fit would,
+        which widens the interval slightly."""
         residual = np.atleast_2d(self.residual)[0]  # the reference's own fit
-        gap = residual - self.correction(ratio[None, :], slice(0, 1))[0]
+        gap = residual - self.correction(ratio[None, :], slice(0, 1), False)[0]
         return float(np.sum(ratio * gap**2) / np.sum(ratio))
 
     def predict(self, proba, pred_index, rows=slice(None)):
@@ -204,14 +200,14 @@ class ReferenceSide(NamedTuple):
 
 def _weighted_calibration_estimates(side, weights, proba, pred_index):
     """PAPE: the top-label isotonic calibration fitted under the weights,
-    averaged over the chunk. Returns the estimate per row, the per-sample
-    variance of correctness around row 0's calibrated probabilities ``p``
-    (``mean p (1 - p)``) and what a shrinkage dropped (none)."""
+    averaged over the chunk. Returns the estimate (row 0), the estimate
+    per row and the per-sample variance of correctness around row 0's
+    calibrated probabilities ``p`` (``mean p (1 - p)``)."""
     values = proba[np.arange(proba.shape[0]), pred_index]
     calibration = weighted_calibration(side.confidence, side.correct, weights)
     estimates = calibration.on_grid @ _mean_weights(calibration.grid, values)
     calibrated = calibration.predict(values, slice(0, 1))[0]
-    return estimates, np.mean(calibrated * (1.0 - calibrated)), 0.0
+    return estimates[0], estimates, np.mean(calibrated * (1.0 - calibrated))
 
 
 def _doubly_robust_estimates(side, weights, proba, pred_index):
@@ -229,15 +225,16 @@ def _doubly_robust_estimates(side, weights, proba, pred_index):
     barely stands out of its noise (weights with a small effective sample
     size otherwise add their variance to a base that already holds). With
     the confidence as base, ``w = 1`` and ``k = 1`` this is the difference of
-    confidences (DoC) estimate. Returns the estimate per row, the per-sample
-    variance of correctness around row 0's estimate
-    (:meth:`BasePrediction.noise_variance`) and what its shrinkage dropped.
+    confidences (DoC) estimate. Returns the estimate (row 0), the unshrunk
+    estimate per row, whose interval is the estimate's (:mod:`._shrinkage`),
+    and the per-sample variance of correctness around it
+    (:meth:`BasePrediction.noise_variance`).
     """
-    base = side.base.predict(proba, pred_index)
-    correction = side.base.correction(weights)
-    estimates = np.clip(base.mean(axis=1) + correction, 0.0, 1.0)
+    base = side.base.predict(proba, pred_index).mean(axis=1)
+    point = side.base.correction(weights[:1], slice(0, 1))[0] + base[0]
+    estimates = base + side.base.correction(weights, shrink=False)
     noise = side.base.noise_variance(weights[0])
-    return estimates, noise, side.base.dropped(weights[:1], slice(0, 1))[0]
+    return float(np.clip(point, 0.0, 1.0)), np.clip(estimates, 0.0, 1.0), noise
 
 
 _ESTIMATORS = {
@@ -329,10 +326,10 @@ class ImportanceWeightedCBPE:
     calibrated probabilities ``p``); widened by
     :func:`failure_floor_interval` with the reference's weighted failure count
     and Kish's effective size, so that a reference without failures does not
-    give a zero-width interval; and for ``"doubly_robust"`` stretched on one
-    side over what the shrinkage of its correction dropped
-    (:func:`._shrinkage.reach_over`). The density ratio is held fixed across
-    resamples: its own uncertainty is not in ``V``.
+    give a zero-width interval. For ``"doubly_robust"`` the interval is the
+    unshrunk estimate's (``E`` its value, ``V`` its variance), widened to
+    include the shrunk point (:mod:`._shrinkage`). The density ratio is
+    held fixed across resamples: its own uncertainty is not in ``V``.
 
     The per-class selective precision and recall are point estimates: the
     predicted class of each accepted sample gets its weighted top-label
@@ -505,15 +502,15 @@ class ImportanceWeightedCBPE:
             return np.nan, np.nan, np.nan
         weights = self.counts_[:, side.mask] * ratio[side.mask]
         correct = side.correct
-        estimates, noise, dropped = _ESTIMATORS[self.estimator](
+        point, estimates, noise = _ESTIMATORS[self.estimator](
             side, weights, proba, pred_index
         )
-        point = float(estimates[0])
+        centre = float(estimates[0])
         if weights.shape[0] < 3:
             return point, np.nan, np.nan
         variance = np.var(estimates[1:], ddof=1) + noise / n
         half_width = norm.ppf(0.5 + self.confidence_level / 2.0) * np.sqrt(variance)
-        low, high = max(point - half_width, 0.0), min(point + half_width, 1.0)
+        low, high = max(centre - half_width, 0.0), min(centre + half_width, 1.0)
         if self.failure_floor:
             w = weights[0]
             n_effective = w.sum() ** 2 / np.sum(w**2)
@@ -526,7 +523,7 @@ class ImportanceWeightedCBPE:
                 n_effective,
                 self.confidence_level,
             )
-        return point, *reach_over((low, high), dropped)
+        return point, *include((low, high), point)
 
     def _class_values(self, ratio, proba, pred_index, accepted):
         """Selective precision and recall per class (point estimates)."""

@@ -356,13 +356,13 @@ class _ImportanceWeighted:
         )
         return self
 
-    def proxies(self, chunk, rows, ratio=None):
+    def proxies(self, chunk, rows, ratio=None, shrink=True):
         values = []
         for mask, base in self.sides:
             weights = self.counts[rows][:, mask]
             if ratio is not None:
                 weights = weights * ratio[mask]
-            correction = base.correction(weights, rows)
+            correction = base.correction(weights, rows, shrink)
             prediction = base.predict(chunk.proba, chunk.pred_index, rows)
             values.append(prediction + correction[:, None])
         return tuple(values)
@@ -395,28 +395,27 @@ NOT_FINITE = (
 
 
 class _Reweighted:
-    """:class:`_ImportanceWeighted` bound to one chunk's density ratio."""
+    """:class:`_ImportanceWeighted` bound to one chunk's density ratio, its
+    correction shrunk (the estimate) or not (``shrink=False``: the
+    intervals', :attr:`for_intervals`)."""
 
     needs_proba = True
 
-    def __init__(self, method, ratio):
-        self.method, self.ratio = method, ratio
+    def __init__(self, method, ratio, shrink=True):
+        self.method, self.ratio, self.shrink = method, ratio, shrink
 
     def proxies(self, chunk, rows):
-        return self.method.proxies(chunk, rows, self.ratio)
+        return self.method.proxies(chunk, rows, self.ratio, self.shrink)
 
-    def dropped_corrections(self):
-        """What the shrinkage drops of the point estimates' corrections (all,
-        accepted): ``(1 - k) D`` of the reference's weights, the unshrunk
-        estimate minus the shrunk one (before clipping to [0, 1])."""
-        return tuple(
-            float(base.dropped(self.ratio[None, mask], slice(0, 1))[0])
-            for mask, base in self.method.sides
-        )
+    @property
+    def for_intervals(self):
+        """The method whose bootstrap gives the intervals: the unshrunk
+        correction's (:mod:`._shrinkage`)."""
+        return _Reweighted(self.method, self.ratio, shrink=False)
 
     def noise_variances(self):
-        """The per-sample variance of correctness around the proxies on the
-        chunk's distribution (all, accepted):
+        """The per-sample variance of correctness around the intervals'
+        (unshrunk) proxies on the chunk's distribution (all, accepted):
         :meth:`BasePrediction.noise_variance` under the ratio."""
         return tuple(
             base.noise_variance(self.ratio[mask]) for mask, base in self.method.sides

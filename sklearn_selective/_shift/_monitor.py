@@ -250,8 +250,9 @@ class PerformanceMonitor(BaseEstimator):
     to the Beta-binomial predictive interval of the chunk's failures under a
     Jeffreys prior centred on the estimate (a reference without failure
     would otherwise give ``[1, 1]``). Where ``chunk_method`` is
-    ``"importance_weighted"`` both intervals are stretched on one side by the
-    shrinkage of its correction (a bias the bootstrap misses).
+    ``"importance_weighted"`` both intervals are those of its unshrunk
+    correction (the shrinkage leaves a bias a bootstrap misses), widened to
+    include the estimate.
 
     Every chunk also says whether its estimates can be trusted and which
     inputs moved: ``estimate_reliable`` (False where ``novel_share`` or
@@ -539,13 +540,12 @@ class PerformanceMonitor(BaseEstimator):
         table.values["clipped_share"][c] = chosen.clipped_share
         table.ratios[c] = getattr(method, "ratio", None)
         rng = stream_rng(self._seed, "chunk_resamples", c)
-        joint, refit, proxies = bootstrap_estimates(
-            method, chunk, rng, self.n_resamples
-        )
+        estimates = bootstrap_estimates(method, chunk, rng, self.n_resamples)
         fit = (method, self._realised, self.confidence_level)
         for selective in (0, 1) if n_accepted >= self.min_chunk_size else (0,):
-            estimates = (joint[selective], refit[selective], proxies[selective])
-            record_estimate(table.values, c, chunk, selective, estimates, fit)
+            record_estimate(
+                table.values, c, chunk, selective, estimates[selective], fit
+            )
         # two-sided, each band at the level of one signal
         table.bands[c] = self._bands(n_samples, n_accepted, self._signal_alpha())
         table.move_bands(c, chosen.unadjusted)
