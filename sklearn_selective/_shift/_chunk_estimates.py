@@ -139,7 +139,7 @@ def bootstrap_estimates(method, chunk, rng, n_resamples):
     centre = weighted_estimates(proxies, chunk, ones)
     point = centre
     if estimate is not method:
-        point = estimates_for_rows(estimate, chunk, ones, slice(0, 1))
+        point = weighted_estimates(estimate.from_intervals(proxies), chunk, ones)
     if n_samples > RESAMPLE_CAP and n_resamples:
         joint, refit = _sampled_bootstrap(method, chunk, rng, n_resamples, centre)
     else:

@@ -413,6 +413,19 @@ class _Reweighted:
         correction's (:mod:`._shrinkage`)."""
         return _Reweighted(self.method, self.ratio, shrink=False)
 
+    def from_intervals(self, proxies):
+        """Row 0's proxies from those of :attr:`for_intervals` (row 0): each
+        side's shrunk correction in place of the unshrunk one, without
+        predicting the chunk's base again."""
+        shifted = []
+        for (mask, base), values in zip(self.method.sides, proxies, strict=True):
+            weights = self.ratio[None, mask]
+            gap = base.correction(weights, slice(0, 1)) - base.correction(
+                weights, slice(0, 1), False
+            )
+            shifted.append(values + gap[:, None])
+        return tuple(shifted)
+
     def noise_variances(self):
         """The per-sample variance of correctness around the intervals'
         (unshrunk) proxies on the chunk's distribution (all, accepted):

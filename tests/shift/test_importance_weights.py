@@ -500,7 +500,25 @@ def test_monitor_intervals_are_the_unshrunk_estimates(monkeypatch):
             .estimate(X)
         )
 
+    from sklearn_selective._shift import _monitor
+
+    seen = []
+
+    def spy(method, chunk, rng, n_resamples):
+        seen.append((method, chunk))
+        return bootstrap(method, chunk, rng, n_resamples)
+
+    bootstrap = _monitor.bootstrap_estimates
+    monkeypatch.setattr(_monitor, "bootstrap_estimates", spy)
     shrunk = run()
+    # The point's proxies come from the intervals' ones with the shrunk
+    # correction in place of the unshrunk one (no second prediction).
+    method, chunk = seen[0]
+    direct = method.proxies(chunk, slice(0, 1))
+    unshrunk_proxies = method.for_intervals.proxies(chunk, slice(0, 1))
+    for side, shifted in enumerate(method.from_intervals(unshrunk_proxies)):
+        np.testing.assert_allclose(shifted, direct[side], rtol=0, atol=1e-14)
+        assert np.abs(shifted - unshrunk_proxies[side]).max() > 1e-3
     # Every correction unshrunk: the estimates and intervals of the
     # unshrunk estimate alone.
     monkeypatch.setattr(
