@@ -415,12 +415,13 @@ class _Reweighted:
 
     def from_intervals(self, proxies):
         """Row 0's proxies from those of :attr:`for_intervals` (row 0): each
-        side's shrunk correction in place of the unshrunk one, without
-        predicting the chunk's base again."""
+        side's own correction (shrunk, unless this is the unshrunk twin) in
+        place of the unshrunk one, without predicting the chunk's base
+        again."""
         shifted = []
         for (mask, base), values in zip(self.method.sides, proxies, strict=True):
             weights = self.ratio[None, mask]
-            gap = base.correction(weights, slice(0, 1)) - base.correction(
+            gap = base.correction(weights, slice(0, 1), self.shrink) - base.correction(
                 weights, slice(0, 1), False
             )
             shifted.append(values + gap[:, None])

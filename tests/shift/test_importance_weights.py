@@ -519,6 +519,10 @@ def test_monitor_intervals_are_the_unshrunk_estimates(monkeypatch):
     for side, shifted in enumerate(method.from_intervals(unshrunk_proxies)):
         np.testing.assert_allclose(shifted, direct[side], rtol=0, atol=1e-14)
         assert np.abs(shifted - unshrunk_proxies[side]).max() > 1e-3
+    # the unshrunk twin maps its own proxies to themselves
+    mapped = method.for_intervals.from_intervals(unshrunk_proxies)
+    for kept, values in zip(mapped, unshrunk_proxies, strict=True):
+        np.testing.assert_array_equal(kept, values)
     # Every correction unshrunk: the estimates and intervals of the
     # unshrunk estimate alone.
     monkeypatch.setattr(
