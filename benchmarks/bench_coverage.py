@@ -360,6 +360,7 @@ def bench_monitor(repeats, n_resamples, scale=1.0):
         for n_reference, n_chunk in (
             (int(scale * 1500), int(scale * 1500)),
             (int(scale * 1500), int(scale * 200)),
+            (int(scale * 1500), int(scale * 50)),
             (int(scale * 10000), int(scale * 200)),
         ):
             realised, expected, alerts = _monitor_rates(

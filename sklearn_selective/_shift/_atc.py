@@ -239,7 +239,9 @@ class ATCEstimator(_BaseAccuracyEstimator):
 
         return_interval : bool, default=False
             Also return a percentile bootstrap interval (needs
-            ``n_resamples > 0``) for the **population accuracy on the target
+            ``n_resamples > 0``; the values of ranks ``(B + 1) a`` and ``(B +
+            1) (1 - a)`` of the ``B = n_resamples``, ``a = (1 -
+            confidence_level) / 2``) for the **population accuracy on the target
             distribution**: the accuracy the classifier would have on an
             unlimited number of new samples drawn like ``X``. Each of the
             ``n_resamples`` bootstrap thresholds of the source is paired with

@@ -219,10 +219,10 @@ class PerformanceMonitor(BaseEstimator):
     the CSF score (label noise, and for ``"atc"`` its 0/1 proxy; for
     ``"importance_weighted"``, the reference's held-out residuals of its base
     re-weighted to the chunk). The ``expected_*`` intervals are percentile
-    intervals of the estimates over paired resamples of the reference and the
-    chunk: they cover the expected accuracy of the chunk's distribution. Both
-    hold their level when the method is unbiased on that distribution (the
-    coverage measured is in the user guide, "What each interval covers").
+    intervals (ranks ``(B + 1) a``) of the estimates over paired resamples of
+    the reference and the chunk: they cover the expected accuracy of the
+    chunk's distribution. Both hold their level when the method is unbiased
+    on it (measured in the user guide, "What each interval covers").
 
     Every estimate is a mean of per-sample proxies of correctness. The
     reference band of a chunk of ``n`` samples (``n`` accepted ones for the

@@ -113,8 +113,10 @@ expected_selective_accuracy_lower, expected_selective_accuracy_upper : \
 ndarray of shape (n_chunks,)
         Percentile bootstrap intervals at ``confidence_level`` for the
         *expected* accuracies of the distribution the chunk is drawn from
-        (paired resamples of the reference and the chunk); narrower than the
-        realised-value intervals.
+        (paired resamples of the reference and the chunk; the values of ranks
+        ``(B + 1) a`` and ``(B + 1) (1 - a)`` of the ``B = n_resamples``,
+        ``a = (1 - confidence_level) / 2``); narrower than the realised-value
+        intervals.
 
     novel_share, novel_share_limit : ndarray of shape (n_chunks,)
         Share of the chunk the monitor's novelty detector flags, and the

@@ -47,22 +47,34 @@ def _bca_levels(distribution, statistic, jackknife, alpha):
         )
 
 
-def _quantile_interval(values, levels):
-    """The ``levels`` quantiles of ``values``, NaN left out; NaN if none is finite."""
+def _quantile_interval(values, levels, rule="linear"):
+    """The ``levels`` quantiles of ``values`` by numpy's ``method=rule``, NaN
+    left out; NaN if none is finite."""
     if values.shape[0] == 0 or np.isnan(values).all():
         return np.nan, np.nan
-    low, high = np.nanquantile(values, levels)
+    low, high = np.nanquantile(values, levels, method=rule)
     return float(low), float(high)
 
 
 def percentile_interval(values, confidence_level):
-    """Percentile interval of bootstrap values (NaN values left out).
+    """Percentile interval of ``B`` bootstrap values (NaN values left out),
+    read at ranks ``(B + 1) a`` and ``(B + 1) (1 - a)``, ``a = (1 -
+    confidence_level) / 2`` (interpolated; numpy's ``method="weibull"``).
 
-    The one percentile interval of the package: :func:`_interval` with
-    ``method="percentile"``, the ATC interval and the monitor's bands.
+    The interval of the monitor's expected values and of ATC's accuracy, whose
+    ``B`` is small (200 by default). The value of rank ``k`` among ``B``
+    draws leaves out ``k / (B + 1)`` of the bootstrap distribution on average
+    (Davison and Hinkley 1997, Sec. 5.2.1), so these ranks leave out ``a``
+    per side for every ``B``. numpy's default linear rule reads ranks ``(B -
+    1) a + 1``: with ``B = 200`` and ``a = 0.025``, 2.97 % per side, a 94.1 %
+    interval (the monitor's expected accuracy at 50 samples covered 0.929
+    with it and 0.936 with these ranks: the user guide's coverage table 4).
+    :func:`_interval` keeps the linear rule, which
+    :func:`scipy.stats.bootstrap` uses, so that ``bootstrap_metric`` equals
+    it (1000 resamples by default: 2.6 % per side).
     """
     tail = (1.0 - confidence_level) / 2.0
-    return _quantile_interval(values, (tail, 1.0 - tail))
+    return _quantile_interval(values, (tail, 1.0 - tail), rule="weibull")
 
 
 def _interval(distribution, statistic, confidence_level, method, jackknife=None):
