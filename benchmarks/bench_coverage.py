@@ -30,7 +30,7 @@ guide page "What each interval covers" quotes these numbers.
   chunk's realised accuracy and selective accuracy, and its ``expected_*``
   intervals the moved population's values.
 - ``atc``: ``ATCEstimator.estimate_accuracy(return_interval=True)`` without
-  shift, a model miscalibrated on four classes: how often the interval covers
+  shift (the monitor's population and model): how often the interval covers
   the population accuracy, at 50 and 200 source and target samples.
 - ``cascade_report``: ``SelectiveCascade.report`` of a fixed fitted cascade
   (two stages of known risk at every threshold): how often each number's
@@ -49,7 +49,6 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -410,52 +409,31 @@ def bench_monitor_at_scale(repeats, n_resamples, methods=None):
                   + "  ".join(f"{c:>14}" for c in cells))  # fmt: skip
 
 
-class _ProbabilitiesAreInputs(ClassifierMixin, BaseEstimator):
-    """A fitted 'model' whose class probabilities are its input rows."""
-
-    def fit(self, X, y):
-        self.classes_ = np.arange(np.asarray(X).shape[1])
-        return self
-
-    def predict_proba(self, X):
-        return np.asarray(X)
-
-    def predict(self, X):
-        return self.predict_proba(X).argmax(axis=1)
-
-
-def _miscalibrated(rng, n, tilt=1.5, n_classes=4):
-    """Probabilities drawn from a Dirichlet(0.7) and labels from the true
-    probabilities ``p ** tilt`` (renormalised): an over-cautious model."""
-    proba = rng.dirichlet(np.full(n_classes, 0.7), size=n)
-    truth = proba**tilt
-    truth /= truth.sum(axis=1, keepdims=True)
-    y = (truth.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
-    return proba, y, truth
-
-
-def bench_atc_interval(repeats, n_resamples):
-    """ATC's interval of the target's population accuracy, no shift."""
+def bench_atc_interval(repeats, n_resamples, seed=0):
+    """ATC's interval of the target's population accuracy, no shift: the
+    monitor's population and logistic regression (:func:`_monitor_rates`)."""
     print(
         "\nATCEstimator.estimate_accuracy(return_interval=True), no shift "
         f"(confidence_level = 0.95, {n_resamples} resamples)"
     )
     print(f"{'n_source':>9} {'n_target':>9} {'coverage':>15}")  # fmt: skip
-    proba, _, truth = _miscalibrated(np.random.default_rng(123), 2_000_000)
-    population = truth[np.arange(proba.shape[0]), proba.argmax(axis=1)].mean()
-    model = FrozenEstimator(_ProbabilitiesAreInputs().fit(np.eye(4), range(4)))
+    population = _Population(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = FrozenEstimator(LogisticRegression().fit(*population.draw(rng, 500)))
+    X_big, _ = population.draw(rng, 400_000)
+    index = np.searchsorted(model.classes_, model.predict(X_big))
+    truth = population.proba(X_big)[np.arange(X_big.shape[0]), index].mean()
     for n_source in (50, 200):
         for n_target in (50, 200):
             hits = []
             for repeat in range(repeats):
-                rng = np.random.default_rng([repeat, n_source, n_target])
-                source, y, _ = _miscalibrated(rng, n_source)
-                target = _miscalibrated(rng, n_target)[0]
-                atc = ATCEstimator(
-                    model, n_resamples=n_resamples, random_state=repeat
-                ).fit(source, y)
-                _, (low, high) = atc.estimate_accuracy(target, return_interval=True)
-                hits.append(low <= population <= high)
+                X_source, y_source = population.draw(rng, n_source)
+                X_target, _ = population.draw(rng, n_target)
+                atc = ATCEstimator(model, n_resamples=n_resamples, random_state=repeat)
+                _, (low, high) = atc.fit(X_source, y_source).estimate_accuracy(
+                    X_target, return_interval=True
+                )
+                hits.append(low <= truth <= high)
             print(f"{n_source:>9} {n_target:>9} {_rate(np.asarray(hits)):>15}")
 
 
